@@ -1,0 +1,68 @@
+/* args: scp's command-line grammar (OpenSSH 9.2 scp.c main()), pure.
+ *
+ * args_parse() never prints and never exits: it fills struct fscp_opts and
+ * returns what scp would do, with the message scp would print in diag.
+ */
+#ifndef FSCP_ARGS_H
+#define FSCP_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "strv.h"
+
+enum args_status {
+	ARGS_OK = 0,
+	ARGS_USAGE = 1,		/* print diag (if any) as "<argv0>: diag\r\n", then usage, exit 1 */
+	ARGS_FATAL = 255,	/* print "<argv0>: diag\r\n", exit 255 */
+};
+
+struct fscp_opts {
+	/* Options handed to ssh, in command-line order, exactly as scp appends
+	 * them to its ssh argv: -4 -6 -A -C -v -q, "-c" x, "-i" x, "-F" x,
+	 * "-J" x, "-o" x, "-oBatchmode=yes" for -B.  Not the fixed leading
+	 * options (-x -oPermitLocalCommand=no ...) nor -oForwardAgent=no, nor -p/-l. */
+	struct strv ssh_args;
+
+	const char *ssh_program;	/* -S; "ssh" by default */
+	const char *sftp_direct;	/* -D; NULL unless given */
+	const char *ssh_config;		/* last -F, or NULL */
+	const char *identity;		/* last -i, or NULL */
+	const char *jump;		/* last -J, or NULL */
+	const char *cipher;		/* last -c, or NULL */
+	int family;			/* 0, 4 or 6 (last of -4/-6) */
+	int port;			/* -P as a number; -1 when not given */
+
+	bool forward_agent;		/* -A */
+	bool batchmode;			/* -B */
+	bool compress;			/* -C */
+	bool legacy;			/* -O (legacy scp protocol); -s clears it */
+	bool preserve;			/* -p */
+	bool quiet;			/* -q */
+	bool recursive;			/* -r */
+	bool throughlocal;		/* true by default and with -3; -R clears it */
+	bool no_strict_names;		/* -T */
+	bool server_to;			/* -t (server sink mode) */
+	bool server_from;		/* -f (server source mode) */
+	bool target_dir;		/* -d */
+	int verbose;			/* count of -v */
+
+	long long limit_bps;		/* -l Kbit/s * 1024, in bit/s; 0 = none */
+	size_t sftp_buflen;		/* -X buffer=N; 0 = default (server maximum) */
+	unsigned sftp_nrequests;	/* -X nrequests=N; 0 = default */
+
+	char **operands;		/* points into argv */
+	int noperands;
+
+	char diag[512];			/* message for ARGS_USAGE / ARGS_FATAL */
+};
+
+/* Parse argv as OpenSSH 9.2 scp does (BSD getopt, no permutation, "--").
+ * argv[0] is the program name.  Operand count is checked too (< 2 without
+ * -t/-f is a usage error). */
+enum args_status args_parse(int argc, char **argv, struct fscp_opts *o);
+void args_free(struct fscp_opts *o);
+
+/* scp's usage text with prog in place of "scp", ending in "\n". */
+const char *args_usage(const char *prog, char *buf, size_t len);
+
+#endif

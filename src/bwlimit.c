@@ -1,0 +1,3 @@
+/* bwlimit: placeholder until the module lands. */
+#include "config.h"
+typedef int fscp_placeholder_bwlimit;

@@ -1,0 +1,3 @@
+#ifndef FSCP_bwlimit_H
+#define FSCP_bwlimit_H
+#endif

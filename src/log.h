@@ -1,0 +1,36 @@
+/* log: messages in scp's styles, by severity.
+ *
+ * scp writes three kinds of message and fscp must match each byte for byte:
+ *  - log_error/log_fatal: log.c style, "<argv0>: msg\r\n" (CR LF, as OpenSSH's
+ *    log.c does on stderr); fatal exits 255.
+ *  - log_runerr: scp's run_err(), "msg\n" with no prefix; counts an error.
+ *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.
+ */
+#ifndef FSCP_LOG_H
+#define FSCP_LOG_H
+
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+#define FSCP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define FSCP_NORETURN __attribute__((noreturn))
+#else
+#define FSCP_PRINTF(a, b)
+#define FSCP_NORETURN
+#endif
+
+void log_init(const char *argv0, int verbose);
+const char *log_progname(void);
+int log_level(void);
+
+void log_error(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_fatal(const char *fmt, ...) FSCP_PRINTF(1, 2) FSCP_NORETURN;
+void log_runerr(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_verbose(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_debug(int level, const char *fmt, ...) FSCP_PRINTF(2, 3);
+
+/* Number of errors counted so far (log_error and log_runerr count). */
+int log_errors(void);
+void log_count_error(void);
+
+#endif

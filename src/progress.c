@@ -1,0 +1,3 @@
+/* progress: placeholder until the module lands. */
+#include "config.h"
+typedef int fscp_placeholder_progress;

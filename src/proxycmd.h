@@ -1,0 +1,3 @@
+#ifndef FSCP_proxycmd_H
+#define FSCP_proxycmd_H
+#endif

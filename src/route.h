@@ -1,0 +1,3 @@
+#ifndef FSCP_route_H
+#define FSCP_route_H
+#endif

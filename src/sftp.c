@@ -1,0 +1,3 @@
+/* sftp: placeholder until the module lands. */
+#include "config.h"
+typedef int fscp_placeholder_sftp;

@@ -1,0 +1,3 @@
+#ifndef FSCP_sftp_H
+#define FSCP_sftp_H
+#endif

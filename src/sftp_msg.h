@@ -1,0 +1,3 @@
+#ifndef FSCP_sftp_msg_H
+#define FSCP_sftp_msg_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef FSCP_sshconn_H
+#define FSCP_sshconn_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef FSCP_sshproc_H
+#define FSCP_sshproc_H
+#endif

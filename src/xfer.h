@@ -1,0 +1,3 @@
+#ifndef FSCP_xfer_H
+#define FSCP_xfer_H
+#endif
