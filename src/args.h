@@ -58,11 +58,27 @@ struct fscp_opts {
 
 /* Parse argv as OpenSSH 9.2 scp does (BSD getopt, no permutation, "--").
  * argv[0] is the program name.  Operand count is checked too (< 2 without
- * -t/-f is a usage error). */
+ * -t/-f is a usage error).  o is reset first; call args_free(o) afterwards
+ * whatever the result.  String fields point into argv.  Usage errors with no
+ * getopt message leave diag empty. */
 enum args_status args_parse(int argc, char **argv, struct fscp_opts *o);
 void args_free(struct fscp_opts *o);
 
-/* scp's usage text with prog in place of "scp", ending in "\n". */
+/* scp's usage text with prog in place of "scp" (NULL means "scp"), ending
+ * in "\n".  The continuation lines keep scp's fixed 11-space indent, so pass
+ * "scp" for byte-identical output: real scp prints "usage: scp" whatever
+ * argv[0] is (checked), unlike its getopt diagnostics, which use argv[0]. */
 const char *args_usage(const char *prog, char *buf, size_t len);
+
+/* Helpers with OpenSSH's semantics, shared with operand.c. */
+/* OpenBSD strtonum(): base 10, whole string; *errstr is NULL or one of
+ * "invalid", "too small", "too large" (scp prints these words). */
+long long args_strtonum(const char *s, long long lo, long long hi,
+    const char **errstr);
+/* misc.c a2port(): 0..65535 or a tcp service name; -1 when neither. */
+int args_a2port(const char *s);
+/* OpenBSD scan_scaled(): "64K", "1.5M", ...; 0 on success, else -1 with
+ * *err set to EINVAL or ERANGE. */
+int args_scan_scaled(const char *s, long long *result, int *err);
 
 #endif

@@ -27,7 +27,8 @@ void operand_free(struct fscp_operand *op);
 /* scp's okname(): false for a user name scp refuses ("invalid user name"). */
 bool operand_okname(const char *user);
 /* The last path component, as scp's basename use and progress meter see it
- * ("a/b/" -> "b"; "/" -> "/"). Returns a pointer into a static-free copy. */
+ * ("a/b/" -> "b"; "/" -> "/"; "" -> ""). Returns a newly allocated string:
+ * free() it. */
 char *operand_basename(const char *path);
 
 #endif
