@@ -1,3 +1,442 @@
-/* sshcfg: placeholder until the module lands. */
+/* sshcfg: read `ssh -G` output; run `ssh -G` without a shell. */
 #include "config.h"
-typedef int fscp_placeholder_sshcfg;
+#include "sshcfg.h"
+#include "args.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ssh -G spells booleans yes/no or true/false depending on the option. */
+static bool
+parse_bool(const char *v)
+{
+	return strcmp(v, "yes") == 0 || strcmp(v, "true") == 0;
+}
+
+/* "none" is how -G prints an unset string option. */
+static char *
+dup_or_none(const char *v)
+{
+	return strcmp(v, "none") == 0 ? NULL : xstrdup(v);
+}
+
+static void
+set_str(char **dst, char *v)
+{
+	free(*dst);
+	*dst = v;
+}
+
+/* UserKnownHostsFile / GlobalKnownHostsFile: a space-separated list. */
+static void
+push_words(struct strv *sv, const char *v)
+{
+	const char *p = v;
+
+	while (*p != '\0') {
+		size_t n;
+		char *w;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		n = strcspn(p, " \t");
+		if (n == 0)
+			break;
+		w = xmalloc(n + 1);
+		memcpy(w, p, n);
+		w[n] = '\0';
+		if (strcmp(w, "none") != 0)
+			strv_push(sv, w);
+		free(w);
+		p += n;
+	}
+}
+
+static enum sshcfg_strict
+parse_strict(const char *v)
+{
+	if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0)
+		return SHK_YES;
+	if (strcmp(v, "accept-new") == 0)
+		return SHK_ACCEPT_NEW;
+	if (strcmp(v, "ask") == 0)
+		return SHK_ASK;
+	return SHK_NO;		/* false, no, off */
+}
+
+static void
+parse_line(struct sshcfg *c, const char *key, const char *v, bool *have_hostname)
+{
+	if (strcmp(key, "host") == 0)
+		set_str(&c->host_arg, xstrdup(v));
+	else if (strcmp(key, "hostname") == 0) {
+		set_str(&c->hostname, xstrdup(v));
+		*have_hostname = true;
+	} else if (strcmp(key, "user") == 0)
+		set_str(&c->user, xstrdup(v));
+	else if (strcmp(key, "port") == 0)
+		c->port = atoi(v);
+	else if (strcmp(key, "proxycommand") == 0)
+		set_str(&c->proxycommand, dup_or_none(v));
+	else if (strcmp(key, "proxyjump") == 0)
+		set_str(&c->proxyjump, dup_or_none(v));
+	else if (strcmp(key, "controlmaster") == 0) {
+		/* Normalise to the ssh_config spelling. */
+		if (strcmp(v, "true") == 0)
+			v = "yes";
+		else if (strcmp(v, "false") == 0)
+			v = "no";
+		set_str(&c->controlmaster, xstrdup(v));
+	} else if (strcmp(key, "controlpath") == 0)
+		set_str(&c->controlpath, dup_or_none(v));
+	else if (strcmp(key, "controlpersist") == 0)
+		set_str(&c->controlpersist, xstrdup(v));
+	else if (strcmp(key, "hostkeyalias") == 0)
+		set_str(&c->hostkeyalias, dup_or_none(v));
+	else if (strcmp(key, "identityfile") == 0)
+		strv_push(&c->identityfiles, v);
+	else if (strcmp(key, "identitiesonly") == 0)
+		c->identitiesonly = parse_bool(v);
+	else if (strcmp(key, "identityagent") == 0)
+		set_str(&c->identityagent, xstrdup(v));	/* "none" is meaningful */
+	else if (strcmp(key, "userknownhostsfile") == 0)
+		push_words(&c->userknownhostsfiles, v);
+	else if (strcmp(key, "globalknownhostsfile") == 0)
+		push_words(&c->globalknownhostsfiles, v);
+	else if (strcmp(key, "stricthostkeychecking") == 0)
+		c->stricthostkeychecking = parse_strict(v);
+	else if (strcmp(key, "batchmode") == 0)
+		c->batchmode = parse_bool(v);
+	else if (strcmp(key, "compression") == 0)
+		c->compression = parse_bool(v);
+	else if (strcmp(key, "connecttimeout") == 0)
+		c->connecttimeout = strcmp(v, "none") == 0 ? -1 : atoi(v);
+	else if (strcmp(key, "connectionattempts") == 0)
+		c->connectionattempts = atoi(v);
+	else if (strcmp(key, "addressfamily") == 0)
+		c->addressfamily = strcmp(v, "inet") == 0 ? 4 :
+		    strcmp(v, "inet6") == 0 ? 6 : 0;
+	else if (strcmp(key, "ciphers") == 0)
+		set_str(&c->ciphers, xstrdup(v));
+	else if (strcmp(key, "hostkeyalgorithms") == 0)
+		set_str(&c->hostkeyalgorithms, xstrdup(v));
+	else if (strcmp(key, "kexalgorithms") == 0)
+		set_str(&c->kexalgorithms, xstrdup(v));
+	else if (strcmp(key, "pubkeyacceptedalgorithms") == 0)
+		set_str(&c->pubkeyacceptedalgorithms, xstrdup(v));
+	else if (strcmp(key, "passwordauthentication") == 0)
+		c->passwordauthentication = parse_bool(v);
+	else if (strcmp(key, "kbdinteractiveauthentication") == 0)
+		c->kbdinteractiveauthentication = parse_bool(v);
+	else if (strcmp(key, "pubkeyauthentication") == 0)
+		/* yes/true, unbound, host-bound all enable it. */
+		c->pubkeyauthentication = strcmp(v, "no") != 0 && strcmp(v, "false") != 0;
+	else if (strcmp(key, "localcommand") == 0)
+		set_str(&c->localcommand, dup_or_none(v));
+	else if (strcmp(key, "proxyusefdpass") == 0)
+		c->proxyusefdpass = parse_bool(v);
+}
+
+int
+sshcfg_parse(const char *text, struct sshcfg *cfg)
+{
+	const char *p = text;
+	bool have_hostname = false;
+
+	memset(cfg, 0, sizeof(*cfg));
+	/* ssh's own defaults, for keys the text may lack. */
+	cfg->port = 22;
+	cfg->connecttimeout = -1;
+	cfg->connectionattempts = 1;
+	cfg->stricthostkeychecking = SHK_ASK;
+	cfg->passwordauthentication = true;
+	cfg->kbdinteractiveauthentication = true;
+	cfg->pubkeyauthentication = true;
+
+	while (p != NULL && *p != '\0') {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char *line = xmalloc(len + 1), *sp, *val;
+
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (len > 0 && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		sp = strchr(line, ' ');
+		if (sp != NULL && sp != line) {
+			*sp = '\0';
+			val = sp + 1;
+			for (char *k = line; *k; k++)	/* -G prints lowercase; be lenient */
+				if (*k >= 'A' && *k <= 'Z')
+					*k = (char)(*k - 'A' + 'a');
+			parse_line(cfg, line, val, &have_hostname);
+		}
+		free(line);
+		p = eol ? eol + 1 : NULL;
+	}
+	return have_hostname ? 0 : -1;
+}
+
+bool
+sshcfg_has_controlpath(const struct sshcfg *cfg)
+{
+	return cfg != NULL && cfg->controlpath != NULL && cfg->controlpath[0] != '\0';
+}
+
+static void
+expand_tilde_list(struct strv *sv, const char *home)
+{
+	for (size_t i = 0; i < sv->n; i++) {
+		char *s = sv->v[i];
+
+		if (s[0] == '~' && (s[1] == '/' || s[1] == '\0')) {
+			sv->v[i] = xasprintf("%s%s", home, s + 1);
+			free(s);
+		}
+	}
+}
+
+void
+sshcfg_expand_tilde(struct sshcfg *cfg, const char *home)
+{
+	if (home == NULL)
+		return;
+	expand_tilde_list(&cfg->identityfiles, home);
+	expand_tilde_list(&cfg->userknownhostsfiles, home);
+	expand_tilde_list(&cfg->globalknownhostsfiles, home);
+}
+
+void
+sshcfg_free(struct sshcfg *c)
+{
+	if (c == NULL)
+		return;
+	free(c->host_arg);
+	free(c->hostname);
+	free(c->user);
+	free(c->proxycommand);
+	free(c->proxyjump);
+	free(c->controlmaster);
+	free(c->controlpath);
+	free(c->hostkeyalias);
+	strv_free(&c->identityfiles);
+	free(c->identityagent);
+	strv_free(&c->userknownhostsfiles);
+	strv_free(&c->globalknownhostsfiles);
+	free(c->ciphers);
+	free(c->hostkeyalgorithms);
+	free(c->kexalgorithms);
+	free(c->pubkeyacceptedalgorithms);
+	free(c->localcommand);
+	free(c->controlpersist);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- running ssh -G ---------------------------------------------------- */
+
+/* A -S program that is not an ssh may never answer -G: do not wait forever. */
+#define SSHCFG_TIMEOUT_MS 15000
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Copy stderr text into err: first non-empty lines, CR/LF trimmed. */
+static void
+set_err_from(char *err, size_t errlen, const struct buf *e, const char *fallback)
+{
+	size_t n;
+
+	if (err == NULL || errlen == 0)
+		return;
+	if (e->n == 0) {
+		snprintf(err, errlen, "%s", fallback);
+		return;
+	}
+	snprintf(err, errlen, "%s", e->p);
+	n = strlen(err);
+	while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == '\r'))
+		err[--n] = '\0';
+}
+
+int
+sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
+{
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0;
+	struct buf ob = { 0 }, eb = { 0 };
+	long long deadline;
+	bool timed_out = false;
+	pid_t pid;
+
+	*out = NULL;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail_fds;
+	}
+	pid = fork();
+	if (pid == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto fail_fds;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		if (devnull != -1 && devnull != 0) {
+			dup2(devnull, 0);
+			close(devnull);
+		}
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		dprintf(2, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+
+	deadline = now_ms() + SSHCFG_TIMEOUT_MS;
+	while (po[0] != -1 || pe[0] != -1) {
+		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+		long long left = deadline - now_ms();
+		char tmp[4096];
+		int r;
+
+		if (left <= 0) {
+			timed_out = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		r = poll(pf, 2, (int)left);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			break;
+		for (int i = 0; i < 2; i++) {
+			int *fd = i == 0 ? &po[0] : &pe[0];
+			struct buf *b = i == 0 ? &ob : &eb;
+			ssize_t n;
+
+			if (*fd == -1 || pf[i].revents == 0)
+				continue;
+			n = read(*fd, tmp, sizeof(tmp));
+			if (n > 0)
+				buf_add(b, tmp, (size_t)n);
+			else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(*fd);
+				*fd = -1;
+			}
+		}
+	}
+	if (po[0] != -1)
+		close(po[0]);
+	if (pe[0] != -1)
+		close(pe[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (timed_out) {
+		snprintf(err, errlen, "%s -G did not finish within %d s",
+		    argv[0], SSHCFG_TIMEOUT_MS / 1000);
+		goto fail;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		set_err_from(err, errlen, &eb, "ssh -G failed");
+		goto fail;
+	}
+	free(eb.p);
+	if (ob.p == NULL)
+		buf_add(&ob, "", 0);
+	*out = ob.p;
+	return 0;
+
+fail_fds:
+	for (int i = 0; i < 2; i++) {
+		if (po[i] != -1)
+			close(po[i]);
+		if (pe[i] != -1)
+			close(pe[i]);
+	}
+fail:
+	free(ob.p);
+	free(eb.p);
+	return -1;
+}
+
+int
+sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
+    int port, struct sshcfg *cfg, char *err, size_t errlen)
+{
+	struct strv av = { 0 };
+	const char *prog = opts != NULL && opts->ssh_program != NULL ?
+	    opts->ssh_program : "ssh";
+	struct passwd *pw;
+	char *text = NULL;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	strv_push(&av, prog);
+	strv_push(&av, "-G");
+	if (opts != NULL)
+		for (size_t i = 0; i < opts->ssh_args.n; i++)
+			strv_push(&av, opts->ssh_args.v[i]);
+	if (port >= 0)
+		strv_pushf(&av, "-p%d", port);
+	if (user != NULL) {
+		strv_push(&av, "-l");
+		strv_push(&av, user);
+	}
+	strv_push(&av, "--");
+	strv_push(&av, host);
+
+	rc = sshcfg_run_capture(av.v, &text, err, errlen);
+	strv_free(&av);
+	if (rc != 0)
+		return -1;
+	if (sshcfg_parse(text, cfg) != 0) {
+		snprintf(err, errlen, "%s -G printed no configuration "
+		    "(not an OpenSSH ssh?)", prog);
+		sshcfg_free(cfg);
+		free(text);
+		return -1;
+	}
+	free(text);
+	/* ssh expands "~" with the passwd home, not $HOME. */
+	pw = getpwuid(getuid());
+	sshcfg_expand_tilde(cfg, pw != NULL ? pw->pw_dir : getenv("HOME"));
+	return 0;
+}
