@@ -1,3 +1,89 @@
-#ifndef FSCP_sshconn_H
-#define FSCP_sshconn_H
+/* sshconn: a fresh, direct libssh session and its channels as byte streams.
+ *
+ * Used by the bypass routes (fresh, ssm-direct, ssm-parallel).  The session
+ * speaks over a socket fscp connected itself (TCP, honouring AddressFamily and
+ * ConnectTimeout) or over an already-connected proxy socket; libssh never
+ * reads ssh_config and never runs a ProxyCommand.
+ *
+ * Host keys are checked as ssh checks them (every UserKnownHostsFile, every
+ * GlobalKnownHostsFile, HostKeyAlias, "[host]:port" for port != 22, hashed
+ * entries, @revoked, StrictHostKeyChecking, BatchMode) and never more loosely:
+ * an unknown key under "ask" is refused (SSHCONN_ERR_HOSTKEY) so the caller
+ * can fall back to plain ssh, which asks.
+ *
+ * Authentication is public key only: the agent (SSH_AUTH_SOCK or IdentityAgent,
+ * skipped when IdentitiesOnly is set because libssh 0.10 cannot filter agent
+ * keys), then each IdentityFile.  No password or keyboard-interactive: failure
+ * is SSHCONN_ERR_AUTH and the caller falls back to the route scp would take.
+ *
+ * THREADS: a struct sshconn and every stream made from it belong to ONE thread
+ * (libssh sessions are not thread-safe).  Use one connection per worker.
+ */
+#ifndef FSCP_SSHCONN_H
+#define FSCP_SSHCONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sshcfg.h"
+#include "stream.h"
+
+struct sshconn;
+
+enum sshconn_err {
+	SSHCONN_OK = 0,
+	SSHCONN_ERR_CONNECT,	/* TCP/proxy/handshake failed or timed out */
+	SSHCONN_ERR_HOSTKEY,	/* host key unknown (and not accepted), changed or revoked */
+	SSHCONN_ERR_AUTH,	/* no non-interactive method worked */
+	SSHCONN_ERR_CHANNEL,	/* channel or subsystem refused, session broken */
+};
+
+/* Default receive buffer of a stream: each read asks libssh for this many
+ * bytes, which makes libssh 0.10 advertise a window of about this size. */
+#define SSHCONN_READ_BUF_DEFAULT (4u << 20)
+/* OpenSSH >= 8.9 senders slow down with windows of 16 MB or more. */
+#define SSHCONN_READ_BUF_MAX (15u << 20)
+
+struct sshconn_params {
+	const struct sshcfg *cfg;	/* host, port, user, known hosts, alias, strict,
+					   batchmode, identities, agent, algorithms */
+	int proxy_fd;		/* >= 0: a connected socket (e.g. a ProxyCommand child
+				   run by fscp); sshconn_close closes it, the caller
+				   reaps the child.  < 0: TCP connect here. */
+	const char *connect_host;	/* NULL: cfg->hostname; else connect here but
+					   verify the host key under cfg's identity */
+	int connect_port;	/* 0: cfg->port */
+	bool compress;		/* zlib (Compression / scp -C) */
+	bool may_prompt;	/* false: never touch the terminal */
+	bool probe_only;	/* connect + verify host key, then stop (no auth) */
+	bool hash_known_hosts;	/* HashKnownHosts: hash names sshconn adds */
+	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
+	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
+				   ConnectTimeout, or 120 s when none is set */
+};
+
+/* Open and authenticate a session (or only verify the host key when
+ * probe_only).  On failure *out is NULL and err holds an ssh-like message
+ * (several lines for a changed host key). */
+enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **out,
+    char *err, size_t errlen);
+
+/* A new "sftp" subsystem channel as a byte stream.  Its read serves from an
+ * internal buffer of read_buf bytes so the channel window grows (see
+ * DESIGN.md); read returns as soon as at least one byte is there.  close sends
+ * EOF, waits for the server's exit status, closes and frees the channel;
+ * it returns 0 when the exit status was 0 (or none was sent). */
+enum sshconn_err sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out,
+    char *err, size_t errlen);
+
+/* The same over an "exec" channel running cmd (legacy scp protocol, tests). */
+enum sshconn_err sshconn_exec_stream(struct sshconn *c, const char *cmd,
+    struct fscp_stream *out, char *err, size_t errlen);
+
+/* Disconnect and free.  Close every stream first.  Closes proxy_fd too. */
+void sshconn_close(struct sshconn *c);
+
+/* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
+const char *sshconn_hostkey_desc(const struct sshconn *c);
+
 #endif
