@@ -21,9 +21,26 @@ struct progress_state {
 
 /* Write one redraw: "\r" + fields, exactly win_size-1 bytes (win_size is
  * the terminal's columns + 1, as scp computes it; 81 when unknown).
- * Returns the number of bytes written to buf (bufsz must be > win_size). */
+ * Returns the number of bytes written to buf (bufsz must be > win_size).
+ * As in scp: below 36 columns there is no "\r" and no name; at 35 columns
+ * the last byte is the NUL ending the 34-byte text (scp writes it too).
+ * Fields depend on total-cur (not on `done`); bytes_per_sec and stalled are
+ * used as scp's int/long values; elapsed is shown once cur >= total. */
 size_t progress_format(char *buf, size_t bufsz, int win_size, const char *name,
     const struct progress_state *st);
+
+/* scp's bookkeeping at one redraw: st is the state as of the previous
+ * redraw (st->cur the position then, st->total set); cur the new position,
+ * since_start / since_last the seconds since the start and since the
+ * previous redraw.  Updates cur, bytes_per_sec (0.9/0.1 exponential average
+ * of the per-redraw speed; the overall average once cur >= total), stalled,
+ * elapsed and done, exactly as refresh_progress_meter() does. */
+void progress_advance(struct progress_state *st, off_t cur, double since_start,
+    double since_last);
+
+/* Select LC_CTYPE as scp does (OpenSSH msetlocale()), so names with
+ * non-ASCII bytes are shown or escaped like scp shows them.  For main(). */
+void progress_locale_init(void);
 
 struct progress;
 
