@@ -457,6 +457,21 @@ run_real_scp(const char *const *args, char *out, size_t len)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The expectations are OpenSSH 9.2's; other versions word -X etc. differently. */
+static bool
+real_scp_is_92(void)
+{
+	char line[128] = "";
+	FILE *f;
+
+	if (access(REAL_SCP, X_OK) != 0 || (f = popen("ssh -V 2>&1", "r")) == NULL)
+		return false;
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	pclose(f);
+	return strncmp(line, "OpenSSH_9.2", 11) == 0;
+}
+
 START_TEST(test_real_scp)
 {
 	const struct grammar_case *c = &grammar[_i];
@@ -466,7 +481,7 @@ START_TEST(test_real_scp)
 	int rc;
 
 	/* Only cases that make scp stop before touching any file. */
-	if (c->st == ARGS_OK || access(REAL_SCP, X_OK) != 0)
+	if (c->st == ARGS_OK || !real_scp_is_92())
 		return;
 	st = parse(c->argv, &o);
 	want[0] = '\0';
