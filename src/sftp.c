@@ -1,3 +1,344 @@
-/* sftp: placeholder until the module lands. */
 #include "config.h"
-typedef int fscp_placeholder_sftp;
+#include "sftp.h"
+#include "strv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sizes when the server has no limits@openssh.com (OpenSSH <= 8.4). */
+#define SFTP_DEFAULT_BUFLEN 32768
+#define SFTP_READ_CHUNK (256 * 1024)
+
+static int
+sftp_fail(struct sftp_conn *c)
+{
+	c->dead = true;
+	return -1;
+}
+
+uint32_t
+sftp_new_id(struct sftp_conn *c)
+{
+	return c->next_id++;
+}
+
+int
+sftp_flush(struct sftp_conn *c)
+{
+	if (c->dead)
+		return -1;
+	if (c->out.len > 0) {
+		if (c->stream.ops->write(c->stream.ctx, c->out.data, c->out.len) < 0)
+			return sftp_fail(c);
+		sftp_buf_reset(&c->out);
+	}
+	return 0;
+}
+
+/* Make sure in holds n bytes from in_pkt on, reading more as needed. */
+static int
+sftp_fill(struct sftp_conn *c, size_t n)
+{
+	while (c->in.len - c->in_pkt < n) {
+		size_t want = SFTP_READ_CHUNK;
+		ssize_t got;
+		uint8_t *p;
+
+		/* Drop consumed packets before growing. */
+		if (c->in_pkt > 0 && c->in_pkt == c->in.len) {
+			c->in.len = c->in_pkt = 0;
+		} else if (c->in_pkt > c->in.cap / 2) {
+			memmove(c->in.data, c->in.data + c->in_pkt, c->in.len - c->in_pkt);
+			c->in.len -= c->in_pkt;
+			c->in_pkt = 0;
+		}
+		if (want < n)
+			want = n;
+		p = sftp_buf_reserve(&c->in, want);
+		got = c->stream.ops->read(c->stream.ctx, p, want);
+		c->in.len -= want - (got > 0 ? (size_t)got : 0);
+		if (got <= 0)
+			return sftp_fail(c);
+	}
+	return 0;
+}
+
+int
+sftp_recv(struct sftp_conn *c, struct sftp_reply *r)
+{
+	const uint8_t *p;
+	uint32_t len;
+
+	if (sftp_flush(c) != 0)
+		return -1;
+	if (sftp_fill(c, 4) != 0)
+		return -1;
+	p = c->in.data + c->in_pkt;
+	len = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	if (len < 5 || len > SFTP_MAX_MSG_LENGTH)
+		return sftp_fail(c);
+	if (sftp_fill(c, 4 + (size_t)len) != 0)
+		return -1;
+	p = c->in.data + c->in_pkt;
+	c->in_pkt += 4 + (size_t)len;
+	if (sftp_reply_decode(p + 4, len, r) != 0)
+		return sftp_fail(c);
+	return 0;
+}
+
+static void
+sftp_read_extensions(struct sftp_conn *c, struct sftp_reply *r, bool *limits)
+{
+	while (r->names.off < r->names.len && !r->names.error) {
+		uint32_t nlen, dlen;
+		const uint8_t *name = sftp_buf_get_string(&r->names, &nlen);
+
+		(void)sftp_buf_get_string(&r->names, &dlen);
+		if (name == NULL)
+			break;
+		if (nlen == 18 && memcmp(name, "limits@openssh.com", 18) == 0)
+			*limits = true;
+		if (nlen == 23 && memcmp(name, "expand-path@openssh.com", 23) == 0)
+			c->has_expand_path = true;
+	}
+}
+
+struct sftp_conn *
+sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen)
+{
+	struct sftp_conn *c = xcalloc(1, sizeof(*c));
+	struct sftp_reply r;
+	bool limits = false;
+	uint64_t max_read = SFTP_DEFAULT_BUFLEN, max_write = SFTP_DEFAULT_BUFLEN;
+
+	c->stream = stream;
+	c->next_id = 1;
+	sftp_msg_init(&c->out, 3);
+	if (sftp_recv(c, &r) != 0 || r.type != SSH_FXP_VERSION) {
+		snprintf(err, errlen, "Connection closed");
+		goto fail;
+	}
+	c->version = r.status;
+	sftp_read_extensions(c, &r, &limits);
+	if (limits) {
+		uint32_t id = sftp_new_id(c);
+
+		sftp_msg_extended(&c->out, id, "limits@openssh.com");
+		if (sftp_recv(c, &r) != 0) {
+			snprintf(err, errlen, "Connection closed");
+			goto fail;
+		}
+		if (r.type == SSH_FXP_EXTENDED_REPLY && r.id == id) {
+			uint64_t pkt = sftp_buf_get_u64(&r.names);
+			uint64_t rd = sftp_buf_get_u64(&r.names);
+			uint64_t wr = sftp_buf_get_u64(&r.names);
+
+			c->max_handles = sftp_buf_get_u64(&r.names);
+			c->has_limits = !r.names.error;
+			if (c->has_limits) {
+				/* Keep a whole WRITE packet under the packet limit. */
+				if (rd > 0)
+					max_read = rd;
+				if (wr > 0)
+					max_write = wr;
+				if (pkt > 1024 && max_write > pkt - 1024)
+					max_write = pkt - 1024;
+			}
+		}
+	}
+	if (buflen > 0) {
+		/* -X buffer= caps both, as scp's transfer_buflen does. */
+		if (max_read > buflen)
+			max_read = buflen;
+		if (max_write > buflen)
+			max_write = buflen;
+	}
+	if (max_read > SFTP_MAX_MSG_LENGTH - 1024)
+		max_read = SFTP_MAX_MSG_LENGTH - 1024;
+	if (max_write > SFTP_MAX_MSG_LENGTH - 1024)
+		max_write = SFTP_MAX_MSG_LENGTH - 1024;
+	c->max_read = (uint32_t)max_read;
+	c->max_write = (uint32_t)max_write;
+	return c;
+fail:
+	sftp_close(c);
+	return NULL;
+}
+
+int
+sftp_close(struct sftp_conn *c)
+{
+	int rc;
+
+	if (c == NULL)
+		return 0;
+	rc = c->stream.ops->close(c->stream.ctx);
+	sftp_buf_free(&c->out);
+	sftp_buf_free(&c->in);
+	free(c);
+	return rc;
+}
+
+/* Send what is queued and wait for the reply with this id (synchronous use). */
+static int
+sftp_wait(struct sftp_conn *c, uint32_t id, struct sftp_reply *r)
+{
+	if (sftp_recv(c, r) != 0)
+		return -1;
+	if (r->id != id)
+		return sftp_fail(c);
+	return 0;
+}
+
+static int
+sftp_status_of(struct sftp_conn *c, uint32_t id)
+{
+	struct sftp_reply r;
+
+	if (sftp_wait(c, id, &r) != 0)
+		return -1;
+	if (r.type != SSH_FXP_STATUS)
+		return sftp_fail(c);
+	return (int)r.status;
+}
+
+int
+sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs *a)
+{
+	uint32_t id = sftp_new_id(c);
+	struct sftp_reply r;
+
+	sftp_msg_path(&c->out, follow ? SSH_FXP_STAT : SSH_FXP_LSTAT, id, path);
+	if (sftp_wait(c, id, &r) != 0)
+		return -1;
+	if (r.type == SSH_FXP_ATTRS) {
+		*a = r.attrs;
+		return SSH_FX_OK;
+	}
+	if (r.type == SSH_FXP_STATUS)
+		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+	return sftp_fail(c);
+}
+
+int
+sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a)
+{
+	uint32_t id = sftp_new_id(c);
+
+	sftp_msg_mkdir(&c->out, id, path, a);
+	return sftp_status_of(c, id);
+}
+
+int
+sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a)
+{
+	uint32_t id = sftp_new_id(c);
+
+	sftp_msg_setstat(&c->out, id, path, a);
+	return sftp_status_of(c, id);
+}
+
+int
+sftp_realpath(struct sftp_conn *c, const char *path, char **out)
+{
+	uint32_t id = sftp_new_id(c);
+	struct sftp_reply r;
+	struct sftp_attrs a;
+
+	sftp_msg_path(&c->out, SSH_FXP_REALPATH, id, path);
+	if (sftp_wait(c, id, &r) != 0)
+		return -1;
+	if (r.type == SSH_FXP_STATUS)
+		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+	if (r.type != SSH_FXP_NAME || r.count != 1 ||
+	    sftp_reply_next_name(&r, out, NULL, &a) != 0)
+		return sftp_fail(c);
+	return SSH_FX_OK;
+}
+
+void
+sftp_dirents_free(struct sftp_dirent *d, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(d[i].name);
+	free(d);
+}
+
+int
+sftp_readdir_all(struct sftp_conn *c, const char *path,
+    struct sftp_dirent **out, size_t *count)
+{
+	uint32_t id = sftp_new_id(c);
+	struct sftp_reply r;
+	uint8_t handle[256];
+	uint32_t hlen;
+	struct sftp_dirent *ents = NULL;
+	size_t n = 0, cap = 0;
+	int status = SSH_FX_OK;
+
+	*out = NULL;
+	*count = 0;
+	sftp_msg_path(&c->out, SSH_FXP_OPENDIR, id, path);
+	if (sftp_wait(c, id, &r) != 0)
+		return -1;
+	if (r.type == SSH_FXP_STATUS)
+		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+	if (r.type != SSH_FXP_HANDLE)
+		return sftp_fail(c);
+	hlen = r.handle_len;
+	memcpy(handle, r.handle, hlen);
+
+	for (;;) {
+		id = sftp_new_id(c);
+		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
+		if (sftp_wait(c, id, &r) != 0) {
+			sftp_dirents_free(ents, n);
+			return -1;
+		}
+		if (r.type == SSH_FXP_STATUS) {
+			if (r.status != SSH_FX_EOF)
+				status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+			break;
+		}
+		if (r.type != SSH_FXP_NAME) {
+			sftp_dirents_free(ents, n);
+			return sftp_fail(c);
+		}
+		for (uint32_t i = 0; i < r.count; i++) {
+			char *name;
+			struct sftp_attrs a;
+
+			if (sftp_reply_next_name(&r, &name, NULL, &a) != 0) {
+				sftp_dirents_free(ents, n);
+				return sftp_fail(c);
+			}
+			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+				free(name);
+				continue;
+			}
+			if (name[0] == '\0' || strchr(name, '/') != NULL) {
+				free(name);
+				status = SSH_FX_BAD_MESSAGE;
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				ents = xrealloc(ents, cap * sizeof(*ents));
+			}
+			ents[n].name = name;
+			ents[n].a = a;
+			n++;
+		}
+	}
+	id = sftp_new_id(c);
+	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, handle, hlen);
+	if (sftp_status_of(c, id) < 0) {
+		sftp_dirents_free(ents, n);
+		return -1;
+	}
+	*out = ents;
+	*count = n;
+	return status;
+}

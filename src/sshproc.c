@@ -1,3 +1,202 @@
-/* sshproc: placeholder until the module lands. */
 #include "config.h"
-typedef int fscp_placeholder_sshproc;
+#include "sshproc.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct sshproc {
+	int fd;
+	pid_t pid;
+};
+
+static ssize_t
+sshproc_read(void *ctx, void *buf, size_t n)
+{
+	struct sshproc *p = ctx;
+	ssize_t r;
+
+	do
+		r = read(p->fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static ssize_t
+sshproc_write(void *ctx, const void *buf, size_t n)
+{
+	struct sshproc *p = ctx;
+	const char *s = buf;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = write(p->fd, s + done, n - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		done += (size_t)r;
+	}
+	return (ssize_t)n;
+}
+
+static int
+sshproc_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 255;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 255;
+}
+
+static int
+sshproc_close(void *ctx)
+{
+	struct sshproc *p = ctx;
+	int rc;
+
+	/* EOF on ssh's stdin ends the session; then reap it like scp does. */
+	close(p->fd);
+	rc = sshproc_wait(p->pid);
+	free(p);
+	return rc;
+}
+
+static const struct fscp_stream_ops sshproc_ops = {
+	.read = sshproc_read,
+	.write = sshproc_write,
+	.close = sshproc_close,
+};
+
+static int
+sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
+    const char *desc)
+{
+	int sv[2];
+	pid_t pid;
+	struct sshproc *p;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		log_error("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		if (dup2(sv[1], STDIN_FILENO) < 0 || dup2(sv[1], STDOUT_FILENO) < 0)
+			_exit(1);
+		if (sv[1] > STDOUT_FILENO)
+			close(sv[1]);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(file, argv);
+		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), file, strerror(errno));
+		_exit(1);
+	}
+	close(sv[1]);
+	(void)fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+	p = xmalloc(sizeof(*p));
+	p->fd = sv[0];
+	p->pid = pid;
+	out->ops = &sshproc_ops;
+	out->ctx = p;
+	out->desc = desc;
+	return 0;
+}
+
+void
+sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
+    const char *user, int port, struct strv *argv)
+{
+	strv_push(argv, o->ssh_program);
+	strv_push(argv, "-x");
+	strv_push(argv, "-oPermitLocalCommand=no");
+	strv_push(argv, "-oClearAllForwardings=yes");
+	strv_push(argv, "-oRemoteCommand=none");
+	strv_push(argv, "-oRequestTTY=no");
+	strv_append(argv, &o->ssh_args);
+	/* scp adds this last so that -A (set earlier) still wins. */
+	strv_push(argv, "-oForwardAgent=no");
+	if (port >= 0) {
+		strv_push(argv, "-p");
+		strv_pushf(argv, "%d", port);
+	}
+	if (user != NULL) {
+		strv_push(argv, "-l");
+		strv_push(argv, user);
+	}
+	strv_push(argv, "-s");
+	strv_push(argv, "--");
+	strv_push(argv, host);
+	strv_push(argv, "sftp");
+}
+
+int
+sshproc_sftp(const struct fscp_opts *o, const char *host, const char *user,
+    int port, struct fscp_stream *out)
+{
+	struct strv argv = { 0 };
+	int rc;
+
+	sshproc_sftp_argv(o, host, user, port, &argv);
+	if (o->verbose) {
+		char *line = strv_join_quoted(&argv);
+
+		fprintf(stderr, "Executing: program %s host %s, user %s, command sftp\n",
+		    o->ssh_program, host, user ? user : "(unspecified)");
+		log_verbose("route standard: %s", line);
+		free(line);
+	}
+	rc = sshproc_spawn(o->ssh_program, argv.v, out, "ssh pipes");
+	strv_free(&argv);
+	return rc;
+}
+
+int
+sshproc_direct(const struct fscp_opts *o, struct fscp_stream *out)
+{
+	char *argv[] = { (char *)"sftp-server", NULL };
+
+	if (o->verbose)
+		fprintf(stderr, "Executing: %s\n", o->sftp_direct);
+	return sshproc_spawn(o->sftp_direct, argv, out, "sftp-server");
+}
+
+int
+sshproc_run(const struct strv *argv)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		return 255;
+	}
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv->v[0], argv->v);
+		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), argv->v[0], strerror(errno));
+		_exit(1);
+	}
+	return sshproc_wait(pid);
+}

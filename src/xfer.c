@@ -1,3 +1,1226 @@
-/* xfer: placeholder until the module lands. */
 #include "config.h"
-typedef int fscp_placeholder_xfer;
+#include "xfer.h"
+#include "bwlimit.h"
+#include "log.h"
+#include "progress.h"
+#include "sftp.h"
+#include "strv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define XFER_DEFAULT_NREQUESTS 64
+/* Files open at once per connection: enough to hide the round trips of
+ * OPEN and CLOSE behind each other when copying many small files. */
+#define XFER_MAX_ACTIVE 128
+/* Slots for matching reply ids to requests (a power of two). */
+#define XFER_REQ_SLOTS 4096
+/* Flush queued WRITE data at this size so memory stays small. */
+#define XFER_FLUSH_BYTES (1024 * 1024)
+
+enum xfer_dir { XFER_UP, XFER_DOWN };
+
+struct xfer_file {
+	enum xfer_dir dir;
+	char *local;
+	char *remote;
+	char *name;		/* base name, for the progress meter */
+	uint64_t size;
+	uint32_t perm;		/* source mode bits */
+	uint32_t atime, mtime;
+	int fd;			/* local file, shared by its chunks */
+	atomic_int chunks_left;
+	atomic_bool failed;
+	atomic_uint_fast64_t done;	/* bytes moved */
+	atomic_bool complete;
+	bool progress_started;
+	struct xfer_task *rest;	/* chunks 1..n-1, queued once chunk 0 opened */
+};
+
+enum task_state { T_NEW, T_OPENING, T_DATA, T_CLOSING, T_DONE };
+
+struct xfer_task {
+	struct xfer_file *f;
+	uint64_t off, end;	/* this chunk */
+	bool first;		/* chunk 0: truncates, releases the rest */
+	bool only;		/* the file's single chunk */
+	struct xfer_task *next;	/* queue link */
+	/* worker-owned from here */
+	enum task_state state;
+	uint8_t handle[256];
+	uint32_t hlen;
+	uint64_t next_off;
+	int outstanding;
+	bool eof;
+};
+
+struct xfer_dirfix {
+	bool remote;
+	char *path;
+	struct sftp_attrs a;	/* remote: SETSTAT attrs; local: times */
+};
+
+struct xfer {
+	struct xfer_params p;
+	struct sftp_conn **conns;
+	int nconns;
+	/* shared queue */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct xfer_task *head, *tail;
+	int unreleased;		/* multi-chunk files whose chunk 0 is not open yet */
+	bool dead;		/* a connection died */
+	/* everything planned, for progress order and cleanup */
+	struct xfer_file **files;
+	size_t nfiles, capfiles;
+	size_t progress_idx;
+	pthread_mutex_t progress_lock;
+	struct xfer_dirfix *dirs;
+	size_t ndirs, capdirs;
+	/* planning cache: is the last target a directory? */
+	char *target_cache;
+	bool target_cache_dir;
+	atomic_uint_fast64_t bytes;
+};
+
+struct xfer_req {
+	struct xfer_task *t;
+	uint64_t off;
+	uint32_t len;
+	uint8_t type;
+	bool used;
+};
+
+struct worker {
+	struct xfer *x;
+	struct sftp_conn *c;
+	struct xfer_req *reqs;
+	uint32_t inflight;
+	uint32_t max_inflight;
+	struct xfer_task **active;
+	size_t nactive;
+	size_t max_active;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static char *
+path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	if (n == 0)
+		return xstrdup(name);
+	return xasprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* basename(3) as scp uses it: trailing slashes ignored, "/" stays "/". */
+static char *
+base_name(const char *path)
+{
+	size_t n = strlen(path);
+	const char *s;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n == 1 && path[0] == '/')
+		return xstrdup("/");
+	for (s = path + n; s > path && s[-1] != '/'; s--)
+		;
+	return strndup(s, (size_t)(path + n - s));
+}
+
+static int
+strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool
+has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static void
+xfer_add_file(struct xfer *x, struct xfer_file *f)
+{
+	if (x->nfiles == x->capfiles) {
+		x->capfiles = x->capfiles ? x->capfiles * 2 : 64;
+		x->files = xrealloc(x->files, x->capfiles * sizeof(*x->files));
+	}
+	x->files[x->nfiles++] = f;
+}
+
+static void
+xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a)
+{
+	if (x->ndirs == x->capdirs) {
+		x->capdirs = x->capdirs ? x->capdirs * 2 : 16;
+		x->dirs = xrealloc(x->dirs, x->capdirs * sizeof(*x->dirs));
+	}
+	x->dirs[x->ndirs].remote = remote;
+	x->dirs[x->ndirs].path = xstrdup(path);
+	x->dirs[x->ndirs].a = *a;
+	x->ndirs++;
+}
+
+/* Queue a file as one task, or as chunks when several connections can
+ * share it. */
+static void
+xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *remote,
+    uint64_t size, uint32_t perm, uint32_t atime, uint32_t mtime)
+{
+	struct xfer_file *f = xcalloc(1, sizeof(*f));
+	uint64_t chunk = x->p.chunk_size;
+	size_t n = 1;
+
+	f->dir = dir;
+	f->local = xstrdup(local);
+	f->remote = xstrdup(remote);
+	f->name = base_name(dir == XFER_UP ? local : remote);
+	f->size = size;
+	f->perm = perm;
+	f->atime = atime;
+	f->mtime = mtime;
+	f->fd = -1;
+	if (x->nconns > 1 && chunk > 0 && size > chunk)
+		n = (size_t)((size + chunk - 1) / chunk);
+	else
+		chunk = size;
+	atomic_init(&f->chunks_left, (int)n);
+	xfer_add_file(x, f);
+
+	struct xfer_task *first = NULL, **link = &f->rest;
+	for (size_t i = 0; i < n; i++) {
+		struct xfer_task *t = xcalloc(1, sizeof(*t));
+
+		t->f = f;
+		t->off = i * chunk;
+		t->end = i + 1 == n ? size : (i + 1) * chunk;
+		t->first = i == 0;
+		t->only = n == 1;
+		t->next_off = t->off;
+		if (i == 0) {
+			first = t;
+		} else {
+			*link = t;
+			link = &t->next;
+		}
+	}
+	pthread_mutex_lock(&x->lock);
+	if (n > 1)
+		x->unreleased++;
+	first->next = NULL;
+	if (x->tail)
+		x->tail->next = first;
+	else
+		x->head = first;
+	x->tail = first;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* Chunk 0 is open (or failed): let the other chunks go, or drop them. */
+static void
+xfer_release_rest(struct xfer *x, struct xfer_file *f, bool ok)
+{
+	struct xfer_task *rest = f->rest, *t;
+
+	if (rest == NULL)
+		return;
+	f->rest = NULL;
+	pthread_mutex_lock(&x->lock);
+	x->unreleased--;
+	if (ok) {
+		for (t = rest; t->next; t = t->next)
+			;
+		if (x->tail)
+			x->tail->next = rest;
+		else
+			x->head = rest;
+		x->tail = t;
+	}
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	if (!ok) {
+		while (rest) {
+			t = rest->next;
+			atomic_fetch_sub(&f->chunks_left, 1);
+			free(rest);
+			rest = t;
+		}
+	}
+}
+
+static struct xfer_task *
+xfer_pop(struct xfer *x, bool wait)
+{
+	struct xfer_task *t;
+
+	pthread_mutex_lock(&x->lock);
+	while (x->head == NULL && wait && x->unreleased > 0 && !x->dead)
+		pthread_cond_wait(&x->cond, &x->lock);
+	t = x->head;
+	if (t) {
+		x->head = t->next;
+		if (x->head == NULL)
+			x->tail = NULL;
+		t->next = NULL;
+	}
+	pthread_mutex_unlock(&x->lock);
+	return t;
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+/* scp shows one meter line per file, in order.  Files complete out of
+ * order here, so the meter follows the oldest unfinished file and prints
+ * the finished ones before it as they are passed. */
+static void
+xfer_progress(struct xfer *x)
+{
+	struct progress *pm = x->p.progress;
+
+	if (pm == NULL || pthread_mutex_trylock(&x->progress_lock) != 0)
+		return;
+	while (x->progress_idx < x->nfiles) {
+		struct xfer_file *f = x->files[x->progress_idx];
+
+		if (!f->progress_started) {
+			progress_start(pm, f->name, (off_t)f->size);
+			f->progress_started = true;
+		}
+		progress_update(pm, (off_t)atomic_load(&f->done));
+		if (!atomic_load(&f->complete))
+			break;
+		progress_finish(pm);
+		x->progress_idx++;
+	}
+	pthread_mutex_unlock(&x->progress_lock);
+}
+
+/* ---- file completion ---------------------------------------------------- */
+
+static void
+xfer_file_error(struct xfer_file *f)
+{
+	atomic_store(&f->failed, true);
+}
+
+/* The last chunk of a file is done: local finishing touches. */
+static void
+xfer_file_finish(struct xfer *x, struct xfer_file *f)
+{
+	if (f->dir == XFER_DOWN && f->fd >= 0) {
+		if (!atomic_load(&f->failed) && x->p.preserve) {
+			struct timespec ts[2] = {
+				{ .tv_sec = f->atime }, { .tv_sec = f->mtime },
+			};
+
+			if (fchmod(f->fd, f->perm & 0777) == -1)
+				log_error("Couldn't set mode on \"%s\": %s", f->local, strerror(errno));
+			if (futimens(f->fd, ts) == -1)
+				log_error("Can't set times on \"%s\": %s", f->local, strerror(errno));
+		}
+		if (close(f->fd) == -1 && !atomic_load(&f->failed)) {
+			log_error("Couldn't write to \"%s\": %s", f->local, strerror(errno));
+			xfer_file_error(f);
+		}
+	} else if (f->fd >= 0) {
+		close(f->fd);
+	}
+	f->fd = -1;
+	atomic_store(&f->complete, true);
+}
+
+static void
+xfer_task_done(struct worker *w, struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+
+	t->state = T_DONE;
+	if (atomic_fetch_sub(&f->chunks_left, 1) == 1)
+		xfer_file_finish(w->x, f);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static struct xfer_req *
+worker_slot(struct worker *w, uint32_t *id)
+{
+	/* Skip ids whose slot still waits for an old reply. */
+	for (;;) {
+		*id = sftp_new_id(w->c);
+		struct xfer_req *r = &w->reqs[*id & (XFER_REQ_SLOTS - 1)];
+
+		if (!r->used)
+			return r;
+	}
+}
+
+static void
+worker_track(struct worker *w, struct xfer_req *r, struct xfer_task *t, uint8_t type,
+    uint64_t off, uint32_t len)
+{
+	r->t = t;
+	r->type = type;
+	r->off = off;
+	r->len = len;
+	r->used = true;
+	t->outstanding++;
+	w->inflight++;
+}
+
+static void
+send_open(struct worker *w, struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+	struct sftp_attrs a = { 0 };
+	uint32_t id, flags;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	if (f->dir == XFER_UP) {
+		flags = SSH_FXF_WRITE | SSH_FXF_CREAT | (t->first ? SSH_FXF_TRUNC : 0);
+		a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
+		a.perm = f->perm & 0777;
+		sftp_msg_open(&w->c->out, id, f->remote, flags, &a);
+	} else {
+		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_READ, NULL);
+	}
+	worker_track(w, r, t, SSH_FXP_OPEN, 0, 0);
+	t->state = T_OPENING;
+}
+
+static void
+send_close(struct worker *w, struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+	uint32_t id;
+	struct xfer_req *r;
+
+	/* The last upload chunk sets mode and times, after all data. */
+	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) &&
+	    (t->only || atomic_load(&f->chunks_left) == 1)) {
+		struct sftp_attrs a = {
+			.flags = SSH_FILEXFER_ATTR_PERMISSIONS | SSH_FILEXFER_ATTR_ACMODTIME,
+			.perm = f->perm & 0777, .atime = f->atime, .mtime = f->mtime,
+		};
+
+		r = worker_slot(w, &id);
+		sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, &a);
+		worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
+	}
+	r = worker_slot(w, &id);
+	sftp_msg_handle(&w->c->out, SSH_FXP_CLOSE, id, t->handle, t->hlen);
+	worker_track(w, r, t, SSH_FXP_CLOSE, 0, 0);
+	t->state = T_CLOSING;
+}
+
+static bool
+send_write(struct worker *w, struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+	uint64_t left = t->end - t->next_off;
+	uint32_t len = left < w->c->max_write ? (uint32_t)left : w->c->max_write;
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+	size_t start = sftp_msg_write_begin(&w->c->out, id, t->handle, t->hlen,
+	    t->next_off, len);
+	uint8_t *p = sftp_buf_reserve(&w->c->out, len);
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(f->fd, p + got, len - got, (off_t)(t->next_off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* The file shrank or failed under us: drop this packet. */
+			w->c->out.len = start;
+			log_error("read local \"%s\": %s", f->local,
+			    n == 0 ? "file changed size" : strerror(errno));
+			xfer_file_error(f);
+			t->next_off = t->end;
+			return false;
+		}
+		got += (size_t)n;
+	}
+	sftp_msg_end(&w->c->out, start);
+	worker_track(w, r, t, SSH_FXP_WRITE, t->next_off, len);
+	t->next_off += len;
+	return true;
+}
+
+static void
+send_read(struct worker *w, struct xfer_task *t, uint64_t off, uint32_t len)
+{
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	sftp_msg_read(&w->c->out, id, t->handle, t->hlen, off, len);
+	worker_track(w, r, t, SSH_FXP_READ, off, len);
+}
+
+/* Issue what this task can send now; true when it sent something. */
+static bool
+task_step(struct worker *w, struct xfer_task *t)
+{
+	if (t->state == T_NEW) {
+		send_open(w, t);
+		return true;
+	}
+	if (t->state != T_DATA)
+		return false;
+	if (t->next_off < t->end && !atomic_load(&t->f->failed)) {
+		if (t->f->dir == XFER_UP) {
+			return send_write(w, t);
+		}
+		uint64_t left = t->end - t->next_off;
+		uint32_t len = left < w->c->max_read ? (uint32_t)left : w->c->max_read;
+
+		send_read(w, t, t->next_off, len);
+		t->next_off += len;
+		return true;
+	}
+	/* All data requested.  A lone upload chunk can close right behind its
+	 * writes (the server handles one session's requests in order); others
+	 * wait for their replies so the last chunk knows it is last. */
+	if ((t->f->dir == XFER_UP && t->only) || t->outstanding == 0) {
+		send_close(w, t);
+		return true;
+	}
+	return false;
+}
+
+/* ---- replies ------------------------------------------------------------- */
+
+static void
+on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
+{
+	struct xfer_file *f = t->f;
+
+	if (rep->type != SSH_FXP_HANDLE) {
+		uint32_t st = rep->type == SSH_FXP_STATUS ? rep->status : SSH_FX_FAILURE;
+
+		if (f->dir == XFER_UP)
+			log_error("dest open \"%s\": %s", f->remote, sftp_status_text(st));
+		else
+			log_error("open remote \"%s\": %s", f->remote, sftp_status_text(st));
+		xfer_file_error(f);
+		if (t->first)
+			xfer_release_rest(w->x, f, false);
+		t->state = T_DONE;
+		return;
+	}
+	memcpy(t->handle, rep->handle, rep->handle_len);
+	t->hlen = rep->handle_len;
+	t->state = T_DATA;
+	if (f->fd < 0 && t->first) {
+		if (f->dir == XFER_UP)
+			f->fd = open(f->local, O_RDONLY | O_CLOEXEC);
+		else
+			f->fd = open(f->local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			    (f->perm & 0777) | S_IWUSR);
+		if (f->fd < 0) {
+			if (f->dir == XFER_UP)
+				log_error("open local \"%s\": %s", f->local, strerror(errno));
+			else
+				log_error("open local \"%s\": %s", f->local, strerror(errno));
+			xfer_file_error(f);
+		}
+	}
+	if (t->first)
+		xfer_release_rest(w->x, f, !atomic_load(&f->failed));
+	if (atomic_load(&f->failed))
+		t->next_off = t->end;
+}
+
+static void
+on_data(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
+{
+	struct xfer_task *t = rq->t;
+	struct xfer_file *f = t->f;
+
+	if (rep->type == SSH_FXP_STATUS) {
+		if (rep->status == SSH_FX_EOF) {
+			/* The file is shorter than when we listed it. */
+			t->eof = true;
+			t->next_off = t->end;
+			return;
+		}
+		if (!atomic_load(&f->failed))
+			log_error("read remote \"%s\": %s", f->remote, sftp_status_text(rep->status));
+		xfer_file_error(f);
+		t->next_off = t->end;
+		return;
+	}
+	if (rep->type != SSH_FXP_DATA || rep->data_len > rq->len) {
+		log_fatal("Unexpected reply for \"%s\"", f->remote);
+	}
+	if (f->fd >= 0 && !atomic_load(&f->failed)) {
+		size_t put = 0;
+
+		while (put < rep->data_len) {
+			ssize_t n = pwrite(f->fd, rep->data + put, rep->data_len - put,
+			    (off_t)(rq->off + put));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				log_error("write local \"%s\": %s", f->local, strerror(errno));
+				xfer_file_error(f);
+				break;
+			}
+			put += (size_t)n;
+		}
+	}
+	atomic_fetch_add(&f->done, rep->data_len);
+	atomic_fetch_add(&w->x->bytes, rep->data_len);
+	bwlimit_account(w->x->p.bw, rep->data_len);
+	/* Servers may return less than asked: ask again for the rest. */
+	if (rep->data_len < rq->len && !t->eof && !atomic_load(&f->failed))
+		send_read(w, t, rq->off + rep->data_len, rq->len - rep->data_len);
+}
+
+static void
+on_status(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
+{
+	struct xfer_task *t = rq->t;
+	struct xfer_file *f = t->f;
+	uint32_t st = rep->type == SSH_FXP_STATUS ? rep->status : SSH_FX_BAD_MESSAGE;
+
+	if (rq->type == SSH_FXP_WRITE) {
+		if (st == SSH_FX_OK) {
+			atomic_fetch_add(&f->done, rq->len);
+			atomic_fetch_add(&w->x->bytes, rq->len);
+		} else if (!atomic_load(&f->failed)) {
+			log_error("write remote \"%s\": %s", f->remote, sftp_status_text(st));
+			xfer_file_error(f);
+		}
+		return;
+	}
+	if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
+		if (rq->type == SSH_FXP_FSETSTAT)
+			log_error("remote fsetstat \"%s\": %s", f->remote, sftp_status_text(st));
+		else
+			log_error("close remote \"%s\": %s", f->remote, sftp_status_text(st));
+		xfer_file_error(f);
+	}
+}
+
+static void
+worker_dispatch(struct worker *w, const struct sftp_reply *rep)
+{
+	struct xfer_req *rq = &w->reqs[rep->id & (XFER_REQ_SLOTS - 1)];
+	struct xfer_task *t;
+
+	if (!rq->used)
+		log_fatal("Unexpected reply %u", rep->id);
+	rq->used = false;
+	w->inflight--;
+	t = rq->t;
+	t->outstanding--;
+	switch (rq->type) {
+	case SSH_FXP_OPEN:
+		on_open(w, t, rep);
+		break;
+	case SSH_FXP_READ:
+		on_data(w, rq, rep);
+		break;
+	default:
+		on_status(w, rq, rep);
+		break;
+	}
+	if (t->state == T_CLOSING && t->outstanding == 0)
+		xfer_task_done(w, t);
+	else if (t->state == T_DONE)
+		xfer_task_done(w, t);
+}
+
+/* ---- the worker loop ------------------------------------------------------- */
+
+static void
+worker_reap(struct worker *w)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < w->nactive; i++) {
+		if (w->active[i]->state == T_DONE)
+			free(w->active[i]);
+		else
+			w->active[j++] = w->active[i];
+	}
+	w->nactive = j;
+}
+
+static int
+worker_run(struct worker *w)
+{
+	struct xfer *x = w->x;
+
+	for (;;) {
+		bool sent = true;
+
+		/* Fill the pipe: oldest files first, then new files. */
+		while (w->inflight < w->max_inflight && sent) {
+			sent = false;
+			for (size_t i = 0; i < w->nactive && w->inflight < w->max_inflight; i++) {
+				while (w->inflight < w->max_inflight && task_step(w, w->active[i]))
+					sent = true;
+				if (w->c->out.len >= XFER_FLUSH_BYTES && sftp_flush(w->c) != 0)
+					return -1;
+			}
+			if (!sent && w->nactive < w->max_active) {
+				struct xfer_task *t = xfer_pop(x, w->inflight == 0 && w->nactive == 0);
+
+				if (t != NULL) {
+					w->active[w->nactive++] = t;
+					sent = true;
+				}
+			}
+		}
+		if (w->inflight == 0) {
+			worker_reap(w);
+			if (w->nactive == 0) {
+				struct xfer_task *t = xfer_pop(x, true);
+
+				if (t == NULL)
+					return 0;
+				w->active[w->nactive++] = t;
+			}
+			continue;
+		}
+		struct sftp_reply rep;
+
+		if (sftp_recv(w->c, &rep) != 0)
+			return -1;
+		worker_dispatch(w, &rep);
+		xfer_progress(x);
+		if (w->nactive >= w->max_active)
+			worker_reap(w);
+	}
+}
+
+static void *
+worker_thread(void *arg)
+{
+	struct worker *w = arg;
+
+	if (worker_run(w) != 0) {
+		pthread_mutex_lock(&w->x->lock);
+		w->x->dead = true;
+		pthread_cond_broadcast(&w->x->cond);
+		pthread_mutex_unlock(&w->x->lock);
+	}
+	return NULL;
+}
+
+/* ---- public: setup ------------------------------------------------------------ */
+
+struct xfer *
+xfer_new(const struct xfer_params *p, struct sftp_conn **conns, int nconns)
+{
+	struct xfer *x = xcalloc(1, sizeof(*x));
+
+	x->p = *p;
+	if (x->p.nrequests == 0)
+		x->p.nrequests = XFER_DEFAULT_NREQUESTS;
+	x->conns = conns;
+	x->nconns = nconns;
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->cond, NULL);
+	pthread_mutex_init(&x->progress_lock, NULL);
+	return x;
+}
+
+uint64_t
+xfer_bytes(const struct xfer *x)
+{
+	return atomic_load(&((struct xfer *)x)->bytes);
+}
+
+static void
+xfer_forget_files(struct xfer *x)
+{
+	for (size_t i = 0; i < x->nfiles; i++) {
+		struct xfer_file *f = x->files[i];
+
+		free(f->local);
+		free(f->remote);
+		free(f->name);
+		free(f);
+	}
+	x->nfiles = 0;
+	x->progress_idx = 0;
+	for (size_t i = 0; i < x->ndirs; i++)
+		free(x->dirs[i].path);
+	x->ndirs = 0;
+}
+
+void
+xfer_free(struct xfer *x)
+{
+	struct xfer_task *t;
+
+	if (x == NULL)
+		return;
+	while ((t = xfer_pop(x, false)) != NULL)
+		free(t);
+	xfer_forget_files(x);
+	free(x->files);
+	free(x->dirs);
+	free(x->target_cache);
+	pthread_mutex_destroy(&x->lock);
+	pthread_cond_destroy(&x->cond);
+	pthread_mutex_destroy(&x->progress_lock);
+	free(x);
+}
+
+static void
+xfer_fix_dirs(struct xfer *x)
+{
+	/* Recorded after their contents were planned: children come first. */
+	for (size_t i = 0; i < x->ndirs; i++) {
+		struct xfer_dirfix *d = &x->dirs[i];
+
+		if (d->remote) {
+			int st = sftp_setstat(x->conns[0], d->path, &d->a);
+
+			if (st < 0)
+				log_fatal("Connection closed");
+			if (st != SSH_FX_OK)
+				log_error("remote setstat \"%s\": %s", d->path, sftp_status_text((uint32_t)st));
+		} else {
+			struct timeval tv[2] = {
+				{ .tv_sec = d->a.atime }, { .tv_sec = d->a.mtime },
+			};
+
+			if (utimes(d->path, tv) == -1)
+				log_error("Can't set times on \"%s\": %s", d->path, strerror(errno));
+		}
+	}
+}
+
+int
+xfer_run(struct xfer *x)
+{
+	struct worker *ws = xcalloc((size_t)x->nconns, sizeof(*ws));
+	pthread_t *tids = xcalloc((size_t)x->nconns, sizeof(*tids));
+	int rc = 0;
+
+	for (int i = 0; i < x->nconns; i++) {
+		struct worker *w = &ws[i];
+
+		w->x = x;
+		w->c = x->conns[i];
+		w->reqs = xcalloc(XFER_REQ_SLOTS, sizeof(*w->reqs));
+		w->max_inflight = x->p.nrequests;
+		if (w->max_inflight > XFER_REQ_SLOTS / 2)
+			w->max_inflight = XFER_REQ_SLOTS / 2;
+		w->max_active = XFER_MAX_ACTIVE;
+		if (w->c->max_handles > 8 && w->max_active > w->c->max_handles / 2)
+			w->max_active = (size_t)(w->c->max_handles / 2);
+		w->active = xcalloc(w->max_active, sizeof(*w->active));
+	}
+	if (x->nconns == 1) {
+		worker_thread(&ws[0]);
+	} else {
+		for (int i = 0; i < x->nconns; i++)
+			if (pthread_create(&tids[i], NULL, worker_thread, &ws[i]) != 0)
+				log_fatal("pthread_create failed");
+		for (int i = 0; i < x->nconns; i++)
+			pthread_join(tids[i], NULL);
+	}
+	for (int i = 0; i < x->nconns; i++) {
+		for (size_t j = 0; j < ws[i].nactive; j++)
+			free(ws[i].active[j]);
+		free(ws[i].active);
+		free(ws[i].reqs);
+	}
+	free(ws);
+	free(tids);
+	if (x->dead)
+		return -1;
+	xfer_progress(x);
+	for (size_t i = 0; i < x->nfiles; i++)
+		if (atomic_load(&x->files[i]->failed))
+			rc = 0; /* already reported and counted */
+	xfer_fix_dirs(x);
+	xfer_forget_files(x);
+	return rc;
+}
+
+/* ---- planning: uploads ------------------------------------------------------------- */
+
+/* scp's prepare_remote_path(): "~" and "~/x" are relative to the login
+ * directory, which is where the SFTP server starts. */
+static char *
+remote_path_prepare(const char *path)
+{
+	if (*path == '\0' || strcmp(path, "~") == 0)
+		return xstrdup(".");
+	if (strncmp(path, "~/", 2) == 0) {
+		path += 2;
+		path += strspn(path, "/");
+		return xstrdup(*path ? path : ".");
+	}
+	return xstrdup(path);
+}
+
+static void
+xfer_drain_and_die(struct xfer *x)
+{
+	(void)xfer_run(x);
+	exit(255);
+}
+
+static bool
+remote_is_dir(struct xfer *x, const char *path)
+{
+	struct sftp_attrs a;
+	int st;
+
+	if (x->target_cache && strcmp(x->target_cache, path) == 0)
+		return x->target_cache_dir;
+	st = sftp_stat(x->conns[0], path, true, &a);
+	if (st < 0)
+		log_fatal("Connection closed");
+	free(x->target_cache);
+	x->target_cache = xstrdup(path);
+	x->target_cache_dir = st == SSH_FX_OK && (a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) &&
+	    S_ISDIR(a.perm);
+	return x->target_cache_dir;
+}
+
+static int
+upload_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode)) {
+		log_error("local \"%s\" is not a regular file", src);
+		return -1;
+	}
+	xfer_enqueue(x, XFER_UP, src, dst, (uint64_t)st->st_size, st->st_mode & 07777,
+	    (uint32_t)st->st_atime, (uint32_t)st->st_mtime);
+	return 0;
+}
+
+static int
+upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *st, int depth)
+{
+	struct sftp_attrs a = { 0 };
+	DIR *d;
+	struct dirent *de;
+	int ret = 0, r;
+
+	if (depth > 64) {
+		log_error("Maximum directory depth exceeded: %d levels", depth);
+		return -1;
+	}
+	a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
+	a.perm = (st->st_mode & 01777) | S_IWUSR | S_IXUSR;
+	r = sftp_mkdir(x->conns[0], dst, &a);
+	if (r < 0)
+		log_fatal("Connection closed");
+	if (r != SSH_FX_OK) {
+		struct sftp_attrs da;
+
+		r = sftp_stat(x->conns[0], dst, true, &da);
+		if (r < 0)
+			log_fatal("Connection closed");
+		if (r != SSH_FX_OK) {
+			log_error("remote mkdir \"%s\": %s", dst, sftp_status_text((uint32_t)r));
+			return -1;
+		}
+		if (!S_ISDIR(da.perm)) {
+			log_error("\"%s\" exists but is not a directory", dst);
+			return -1;
+		}
+	}
+	if ((d = opendir(src)) == NULL) {
+		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct stat est;
+		char *nsrc, *ndst;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		nsrc = path_join(src, de->d_name);
+		ndst = path_join(dst, de->d_name);
+		if (lstat(nsrc, &est) == -1) {
+			log_error("%s: lstat failed: %s", nsrc, strerror(errno));
+			ret = -1;
+		} else if (S_ISDIR(est.st_mode)) {
+			if (upload_dir(x, nsrc, ndst, &est, depth + 1) != 0)
+				ret = -1;
+		} else if (S_ISLNK(est.st_mode)) {
+			/* 9.2 follows links to files; links to directories and
+			 * dangling links fail (bz3611, fixed only in 9.5). */
+			if (stat(nsrc, &est) == -1) {
+				log_error("open local \"%s\": %s", nsrc, strerror(errno));
+				ret = -1;
+			} else if (upload_file(x, nsrc, ndst, &est) != 0) {
+				ret = -1;
+			}
+		} else if (S_ISREG(est.st_mode)) {
+			upload_file(x, nsrc, ndst, &est);
+		} else {
+			log_verbose("%s: not a regular file", nsrc);
+		}
+		free(nsrc);
+		free(ndst);
+	}
+	closedir(d);
+	/* Mode (and times with -p) go on after the contents, as scp does. */
+	a.perm = st->st_mode & 01777;
+	if (x->p.preserve) {
+		a.flags |= SSH_FILEXFER_ATTR_ACMODTIME;
+		a.atime = (uint32_t)st->st_atime;
+		a.mtime = (uint32_t)st->st_mtime;
+	}
+	xfer_add_dirfix(x, true, dst, &a);
+	return ret;
+}
+
+void
+xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_should_be_dir)
+{
+	struct stat st;
+	char *filename, *target, *abs_dst;
+	bool target_is_dir;
+	int r;
+
+	if (stat(src, &st) != 0) {
+		int e = errno;
+
+		(void)xfer_run(x);
+		log_fatal("stat local \"%s\": %s", src, strerror(e));
+	}
+	filename = base_name(src);
+	target = remote_path_prepare(targ);
+	target_is_dir = remote_is_dir(x, target);
+	if (target_should_be_dir && !target_is_dir) {
+		struct sftp_attrs a = {
+			.flags = SSH_FILEXFER_ATTR_PERMISSIONS,
+			.perm = (st.st_mode & 07777) | 0700,
+		};
+
+		r = sftp_mkdir(x->conns[0], target, &a);
+		if (r != SSH_FX_OK) {
+			if (r >= 0)
+				log_error("remote mkdir \"%s\": %s", target, sftp_status_text((uint32_t)r));
+			xfer_drain_and_die(x);
+		}
+		x->target_cache_dir = true;
+		target_is_dir = true;
+	}
+	abs_dst = target_is_dir ? path_join(target, filename) : xstrdup(target);
+	if (S_ISDIR(st.st_mode) && x->p.recursive) {
+		if (upload_dir(x, src, abs_dst, &st, 0) != 0)
+			log_error("failed to upload directory %s to %s", src, targ);
+	} else if (upload_file(x, src, abs_dst, &st) != 0) {
+		log_error("failed to upload file %s to %s", src, targ);
+	}
+	free(abs_dst);
+	free(target);
+	free(filename);
+}
+
+/* ---- planning: downloads ---------------------------------------------------------- */
+
+static void
+download_enqueue(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
+{
+	xfer_enqueue(x, XFER_DOWN, dst, src, a->size,
+	    (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS) ? (a->perm & 07777) : 0666,
+	    a->atime, a->mtime);
+}
+
+static int
+download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *da,
+    int depth)
+{
+	struct sftp_dirent *ents;
+	size_t n;
+	mode_t mode = 0777;
+	int ret = 0, st;
+
+	if (depth > 64) {
+		log_error("Maximum directory depth exceeded: %d levels", depth);
+		return -1;
+	}
+	if (da->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
+		mode = da->perm & 01777;
+	if (mkdir(dst, mode) == -1 && errno != EEXIST) {
+		log_error("mkdir %s: %s", dst, strerror(errno));
+		return -1;
+	}
+	st = sftp_readdir_all(x->conns[0], src, &ents, &n);
+	if (st < 0)
+		log_fatal("Connection closed");
+	if (st == SSH_FX_BAD_MESSAGE)
+		log_error("%s: server sent an invalid file name", src);
+	else if (st != SSH_FX_OK) {
+		log_error("%s: Failed to get directory contents", src);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *nsrc = path_join(src, ents[i].name);
+		char *ndst = path_join(dst, ents[i].name);
+		struct sftp_attrs *a = &ents[i].a;
+		struct sftp_attrs la;
+
+		if (S_ISDIR(a->perm)) {
+			if (download_dir(x, nsrc, ndst, a, depth + 1) != 0)
+				ret = -1;
+		} else if (S_ISREG(a->perm)) {
+			download_enqueue(x, nsrc, ndst, a);
+		} else if (S_ISLNK(a->perm)) {
+			st = sftp_stat(x->conns[0], nsrc, true, &la);
+			if (st < 0)
+				log_fatal("Connection closed");
+			if (st == SSH_FX_OK && S_ISREG(la.perm)) {
+				download_enqueue(x, nsrc, ndst, &la);
+			} else {
+				log_error("download \"%s\": not a regular file", nsrc);
+				ret = -1;
+			}
+		} else {
+			log_verbose("%s: not a regular file", nsrc);
+		}
+		free(nsrc);
+		free(ndst);
+	}
+	sftp_dirents_free(ents, n);
+	if (x->p.preserve && (da->flags & SSH_FILEXFER_ATTR_ACMODTIME))
+		xfer_add_dirfix(x, false, dst, da);
+	return ret;
+}
+
+/* Expand a remote glob one path component at a time, as glob(3) would
+ * (sorted, leading dots only matched explicitly). */
+static void
+glob_walk(struct xfer *x, const char *base, const char *rest, struct strv *out)
+{
+	const char *slash;
+	char *comp, *next;
+
+	while (*rest == '/')
+		rest++;
+	if (*rest == '\0') {
+		strv_push(out, base);
+		return;
+	}
+	slash = strchr(rest, '/');
+	comp = slash ? strndup(rest, (size_t)(slash - rest)) : xstrdup(rest);
+	if (!has_glob(comp)) {
+		next = *base ? path_join(base, comp) : xstrdup(comp);
+		if (slash == NULL) {
+			struct sftp_attrs a;
+			int st = sftp_stat(x->conns[0], next, false, &a);
+
+			if (st < 0)
+				log_fatal("Connection closed");
+			if (st == SSH_FX_OK)
+				strv_push(out, next);
+		} else {
+			glob_walk(x, next, slash, out);
+		}
+		free(next);
+		free(comp);
+		return;
+	}
+	struct sftp_dirent *ents;
+	size_t n;
+	int st = sftp_readdir_all(x->conns[0], *base ? base : ".", &ents, &n);
+
+	if (st < 0)
+		log_fatal("Connection closed");
+	if (st == SSH_FX_OK || st == SSH_FX_BAD_MESSAGE) {
+		struct strv names = { 0 };
+
+		for (size_t i = 0; i < n; i++)
+			if (fnmatch(comp, ents[i].name, FNM_PERIOD) == 0)
+				strv_push(&names, ents[i].name);
+		if (names.n > 1)
+			qsort(names.v, names.n, sizeof(char *),
+			    strcmp_ptr);
+		for (size_t i = 0; i < names.n; i++) {
+			next = *base ? path_join(base, names.v[i]) : xstrdup(names.v[i]);
+			if (slash == NULL)
+				strv_push(out, next);
+			else
+				glob_walk(x, next, slash, out);
+			free(next);
+		}
+		strv_free(&names);
+		sftp_dirents_free(ents, n);
+	}
+	free(comp);
+}
+
+void
+xfer_download(struct xfer *x, const char *src, const char *dst)
+{
+	struct strv matches = { 0 };
+	struct stat lst;
+	bool dst_is_dir, dst_exists;
+	char *abs_src = remote_path_prepare(src);
+
+	if (has_glob(abs_src))
+		glob_walk(x, *abs_src == '/' ? "/" : "", abs_src, &matches);
+	if (matches.n == 0)
+		strv_push(&matches, abs_src);	/* GLOB_NOCHECK */
+
+	dst_exists = stat(dst, &lst) == 0;
+	dst_is_dir = dst_exists && S_ISDIR(lst.st_mode);
+	if (matches.n > 1 && !dst_is_dir) {
+		if (dst_exists) {
+			log_error("Multiple files match pattern, but destination \"%s\" is not a directory", dst);
+			goto out;
+		}
+		if (mkdir(dst, 0777) != 0) {
+			log_error("local mkdir \"%s\": %s", dst, strerror(errno));
+			goto out;
+		}
+		dst_is_dir = true;
+	}
+	for (size_t i = 0; i < matches.n; i++) {
+		const char *m = matches.v[i];
+		struct sftp_attrs a;
+		int st = sftp_stat(x->conns[0], m, true, &a);
+		char *filename, *abs_dst;
+
+		if (st < 0)
+			log_fatal("Connection closed");
+		if (st != SSH_FX_OK) {
+			log_error("%s: %s", src, strerror(ENOENT));
+			continue;
+		}
+		filename = base_name(m);
+		abs_dst = dst_is_dir ? path_join(dst, filename) : xstrdup(dst);
+		if (S_ISDIR(a.perm) && x->p.recursive) {
+			(void)download_dir(x, m, abs_dst, &a, 0);
+		} else if (!S_ISREG(a.perm)) {
+			log_error("download %s: not a regular file", m);
+		} else {
+			download_enqueue(x, m, abs_dst, &a);
+		}
+		free(filename);
+		free(abs_dst);
+	}
+out:
+	strv_free(&matches);
+	free(abs_src);
+}

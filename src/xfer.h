@@ -1,3 +1,51 @@
-#ifndef FSCP_xfer_H
-#define FSCP_xfer_H
+/* xfer: the copy engine.
+ *
+ * Planning (walks, stats, mkdirs, target rules) runs synchronously on the
+ * first connection, exactly in scp's order and with scp's messages.  It
+ * queues one task per file (or per chunk of a big file when there are
+ * several connections); xfer_run then drains the queue with one worker per
+ * connection, each keeping many files open and many READ/WRITE requests in
+ * flight, so neither big files nor many small files wait a round trip per
+ * request. */
+#ifndef FSCP_XFER_H
+#define FSCP_XFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sftp_conn;
+struct bwlimit;
+struct progress;
+
+struct xfer_params {
+	bool preserve;		/* -p */
+	bool recursive;		/* -r */
+	unsigned nrequests;	/* requests in flight per connection; 0 = default */
+	uint64_t chunk_size;	/* split files larger than this across connections; 0 = never */
+	struct bwlimit *bw;	/* -l, or NULL */
+	struct progress *progress;	/* NULL when no meter */
+};
+
+struct xfer;
+
+/* conns[0] is used for planning; all are used for transfers.  The engine
+ * does not own the connections. */
+struct xfer *xfer_new(const struct xfer_params *p, struct sftp_conn **conns, int nconns);
+void xfer_free(struct xfer *x);
+
+/* scp's source_sftp(): one local source to the remote target.  Errors are
+ * reported and counted (log_errors()); fatal ones drain what is queued
+ * first, then exit 255 as scp does. */
+void xfer_upload(struct xfer *x, const char *src, const char *target,
+    bool target_should_be_dir);
+/* scp's sink_sftp(): one remote source (glob allowed) to the local dst. */
+void xfer_download(struct xfer *x, const char *src, const char *dst);
+/* Move everything queued, then apply directory modes/times (after their
+ * contents, as scp does).  Returns -1 when a connection died. */
+int xfer_run(struct xfer *x);
+
+/* Bytes moved so far (all files), for -v summaries and the benchmark. */
+uint64_t xfer_bytes(const struct xfer *x);
+
 #endif
