@@ -35,8 +35,8 @@
 #define PROGRESS_MAX_COLS 512
 #define PROGRESS_STALL_SECS 5
 #define PROGRESS_INTERVAL 1.0
-/* scp formats the name into a 513-byte buffer after the "\r". */
-#define PROGRESS_NAME_MAX (PROGRESS_MAX_COLS + 1 - 1)
+/* snmprintf gets sizeof(buf)-1 = 512 bytes (NUL included) after the "\r". */
+#define PROGRESS_NAME_MAX PROGRESS_MAX_COLS
 
 struct progress {
 	int fd;
