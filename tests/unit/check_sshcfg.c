@@ -344,6 +344,7 @@ START_TEST(real_include_ssm_and_overrides)
 
 	opts_with_config(&o, "ssh");
 	strv_push(&o.ssh_args, "-oBatchmode=yes");
+	strv_push(&o.ssh_args, "-v");	/* debug output on stderr is harmless */
 	strv_push(&o.ssh_args, "-4");
 	strv_push(&o.ssh_args, "-o");
 	strv_push(&o.ssh_args, "UserKnownHostsFile=/k/a /k/b");
@@ -353,6 +354,7 @@ START_TEST(real_include_ssm_and_overrides)
 	ck_assert_str_eq(c.user, "alice");	/* -l beats the config's User */
 	ck_assert_int_eq(c.port, 2022);
 	ck_assert(c.batchmode);
+	ck_assert_ptr_null(c.proxyjump);
 	ck_assert_int_eq(c.addressfamily, 4);
 	ck_assert_uint_eq(c.userknownhostsfiles.n, 2);
 	ck_assert_str_eq(c.userknownhostsfiles.v[1], "/k/b");
@@ -387,6 +389,12 @@ START_TEST(real_proxyjump_host)
 	ck_assert(proxycmd_is_ssm(j.proxycommand, NULL));
 	proxycmd_hops_free(hops, n);
 	sshcfg_free(&j);
+	sshcfg_free(&c);
+	/* scp's -J reaches ssh -G as "-J x". */
+	strv_push(&o.ssh_args, "-J");
+	strv_push(&o.ssh_args, "bob@jh:2222");
+	ck_assert_int_eq(sshcfg_load(&o, NULL, "plainhost", -1, &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(c.proxyjump, "bob@jh:2222");
 	sshcfg_free(&c);
 	args_free(&o);
 }
