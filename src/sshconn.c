@@ -850,12 +850,13 @@ chan_close(void *ctx)
 	struct sshconn_chan *k = ctx;
 	int status = -1;
 
-	if (ssh_channel_is_open(k->ch)) {
+	if (ssh_channel_is_open(k->ch) && !ssh_channel_is_closed(k->ch))
 		ssh_channel_send_eof(k->ch);
-		/* Waits for the server's exit-status (or the channel's close). */
-		status = ssh_channel_get_exit_status(k->ch);
+	/* Waits for the server's exit-status or the channel's close; when the
+	 * server closed already it returns what it got. */
+	status = ssh_channel_get_exit_status(k->ch);
+	if (ssh_channel_is_open(k->ch))
 		ssh_channel_close(k->ch);
-	}
 	ssh_channel_free(k->ch);
 	free(k->buf);
 	free(k);
