@@ -633,3 +633,98 @@ proxycmd_jump_parse(const char *spec, struct proxycmd_hop **hops)
 	*hops = v;
 	return n;
 }
+
+/* ---- "ssh -W %h:%p host" ---------------------------------------------------- */
+
+static bool
+ssh_w_words(char **w, size_t i, size_t end, struct proxycmd_hop *hop, int depth)
+{
+	/* ssh options that take an argument (ssh.c getopt string, 9.2). */
+	static const char argopts[] = "BbcDEeFIiJLlmOopQRSWw";
+	bool saw_w = false;
+	const char *user = NULL;
+	int port = -1;
+
+	for (; i < end; i++) {		/* skip wrappers as the SSM check does */
+		const char *b = base_name(w[i]);
+
+		if (is_assignment(w[i]) || strcmp(b, "exec") == 0 ||
+		    strcmp(b, "env") == 0 || strcmp(b, "command") == 0)
+			continue;
+		if ((strcmp(b, "sh") == 0 || strcmp(b, "bash") == 0) &&
+		    i + 2 < end && w[i + 1][0] == '-' && strchr(w[i + 1], 'c') != NULL) {
+			char **iw = proxycmd_words(w[i + 2]);
+			size_t n = 0;
+			bool r = false;
+
+			if (iw != NULL && depth < 4) {
+				while (iw[n] != NULL)
+					n++;
+				r = ssh_w_words(iw, 0, n, hop, depth + 1);
+			}
+			proxycmd_words_free(iw);
+			return r;
+		}
+		if (strcmp(b, "ssh") != 0)
+			return false;
+		break;
+	}
+	if (i >= end)
+		return false;
+	for (i++; i < end; i++) {
+		const char *a = w[i];
+
+		if (is_op(a))
+			return false;
+		if (a[0] != '-' || a[1] == '\0') {
+			const char *at = strrchr(a, '@');
+
+			if (!saw_w)
+				return false;
+			memset(hop, 0, sizeof(*hop));
+			hop->port = port;
+			if (at != NULL) {
+				hop->user = strndup(a, (size_t)(at - a));
+				a = at + 1;
+			} else if (user != NULL)
+				hop->user = xstrdup(user);
+			hop->host = xstrdup(a);
+			return true;
+		}
+		if (strcmp(a, "--") == 0)
+			continue;
+		for (const char *f = a + 1; *f != '\0'; f++) {
+			const char *arg;
+
+			if (strchr(argopts, *f) == NULL)
+				continue;
+			arg = f[1] != '\0' ? f + 1 : (i + 1 < end ? w[++i] : "");
+			if (*f == 'W')
+				saw_w = true;
+			else if (*f == 'p')
+				port = atoi(arg);
+			else if (*f == 'l')
+				user = arg;
+			break;
+		}
+	}
+	return false;
+}
+
+bool
+proxycmd_ssh_w_hop(const char *proxycommand, struct proxycmd_hop *hop)
+{
+	char **w;
+	size_t n = 0;
+	bool r;
+
+	memset(hop, 0, sizeof(*hop));
+	hop->port = -1;
+	if (proxycommand == NULL || (w = proxycmd_words(proxycommand)) == NULL)
+		return false;
+	while (w[n] != NULL)
+		n++;
+	r = ssh_w_words(w, 0, n, hop, 0);
+	proxycmd_words_free(w);
+	return r;
+}
