@@ -3,6 +3,7 @@
  * copies to xfer, and exit as scp exits. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,25 +17,17 @@
 #include "log.h"
 #include "operand.h"
 #include "progress.h"
-#include "sftp.h"
+#include "session.h"
 #include "sshproc.h"
 #include "strv.h"
 #include "xfer.h"
-
-/* One host's sessions, opened for a run of operands on that host. */
-struct session {
-	char *host, *user;
-	int port;
-	struct sftp_conn **conns;
-	int nconns;
-	struct xfer *x;
-};
 
 struct run {
 	struct fscp_opts *o;
 	struct bwlimit *bw;
 	struct progress *pm;
-	struct session s;	/* the open one, if s.x != NULL */
+	struct session s;	/* the open one, if x != NULL */
+	struct xfer *x;
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -56,51 +49,33 @@ delegate_to_scp(char **argv, const char *why)
 }
 
 static void
-session_open(struct run *r, const char *host, const char *user, int port)
+run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
+    const char *sample)
 {
-	struct fscp_stream st;
 	struct xfer_params xp = { 0 };
-	char err[256];
 
-	if (r->o->sftp_direct != NULL) {
-		if (sshproc_direct(r->o, &st) != 0)
-			log_fatal("Unable to open sftp connection");
-	} else if (sshproc_sftp(r->o, host, user, port, &st) != 0) {
-		log_fatal("Unable to open sftp connection");
-	}
-	r->s.conns = xcalloc(1, sizeof(*r->s.conns));
-	r->s.conns[0] = sftp_open(st, r->o->sftp_buflen, err, sizeof(err));
-	if (r->s.conns[0] == NULL)
-		log_fatal("%s", err);
-	r->s.nconns = 1;
-	r->s.host = xstrdup(host);
-	r->s.user = user ? xstrdup(user) : NULL;
-	r->s.port = port;
+	session_open(&r->s, r->o, host, user, port, bytes, sample);
 	xp.preserve = r->o->preserve;
 	xp.recursive = r->o->recursive;
 	xp.nrequests = r->o->sftp_nrequests;
+	xp.chunk_size = r->s.chunk_size;
 	xp.bw = r->bw;
 	xp.progress = r->pm;
-	r->s.x = xfer_new(&xp, r->s.conns, r->s.nconns);
+	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
 }
 
 static void
-session_close(struct run *r)
+run_close(struct run *r)
 {
-	if (r->s.x == NULL)
+	if (r->x == NULL)
 		return;
-	if (xfer_run(r->s.x) != 0)
+	if (xfer_run(r->x) != 0)
 		log_fatal("Connection closed");
-	xfer_free(r->s.x);
-	for (int i = 0; i < r->s.nconns; i++) {
-		/* scp counts a failing ssh as an error. */
-		if (sftp_close(r->s.conns[i]) != 0)
-			log_count_error();
-	}
-	free(r->s.conns);
-	free(r->s.host);
-	free(r->s.user);
-	memset(&r->s, 0, sizeof(r->s));
+	xfer_free(r->x);
+	r->x = NULL;
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&r->s) != 0)
+		log_count_error();
 }
 
 static bool
@@ -111,14 +86,66 @@ same_str(const char *a, const char *b)
 
 /* Reuse the open session for consecutive operands on the same host. */
 static struct xfer *
-session_for(struct run *r, const char *host, const char *user, int port)
+run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
+    const char *sample)
 {
-	if (r->s.x != NULL && strcmp(r->s.host, host) == 0 &&
+	if (r->x != NULL && strcmp(r->s.host, host) == 0 &&
 	    same_str(r->s.user, user) && r->s.port == port)
-		return r->s.x;
-	session_close(r);
-	session_open(r, host, user, port);
-	return r->s.x;
+		return r->x;
+	run_close(r);
+	run_open(r, host, user, port, bytes, sample);
+	return r->x;
+}
+
+/* Bytes under a local path (following scp's rules loosely: links are
+ * followed), capped so a huge tree does not delay the start. */
+static long long
+local_bytes(const char *path, bool recursive, int *budget)
+{
+	struct stat st;
+	long long sum = 0;
+
+	if (--*budget < 0 || stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return st.st_size;
+	if (!S_ISDIR(st.st_mode) || !recursive)
+		return 0;
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL && *budget > 0) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+
+		sum += local_bytes(sub, true, budget);
+		free(sub);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* Total bytes of the local sources, and the first regular file as a
+ * sample for the compression check. */
+static long long
+upload_bytes(const struct fscp_opts *o, const char **sample)
+{
+	int budget = 20000;
+	long long sum = 0;
+	struct stat st;
+
+	*sample = NULL;
+	for (int i = 0; i < o->noperands - 1; i++) {
+		if (operand_colon(o->operands[i]) != NULL)
+			continue;
+		if (*sample == NULL && stat(o->operands[i], &st) == 0 && S_ISREG(st.st_mode))
+			*sample = o->operands[i];
+		sum += local_bytes(o->operands[i], o->recursive, &budget);
+	}
+	return budget < 0 ? -1 : sum;
 }
 
 static int
@@ -134,6 +161,8 @@ toremote(struct run *r)
 	const char *targ_arg = o->operands[o->noperands - 1];
 	struct fscp_operand t;
 	bool tsbd = o->noperands > 2 || o->target_dir;
+	const char *sample;
+	long long bytes = upload_bytes(o, &sample);
 
 	if (operand_parse(targ_arg, &t) != OPERAND_OK) {
 		fprintf(stderr, "%s: invalid uri\n", targ_arg);
@@ -159,12 +188,12 @@ toremote(struct run *r)
 			operand_free(&s);
 			continue;
 		}
-		struct xfer *x = session_for(r, t.host, t.user, effective_port(o, &t));
+		struct xfer *x = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
 		xfer_upload(x, s.path, t.path, tsbd);
 		operand_free(&s);
 	}
-	session_close(r);
+	run_close(r);
 	operand_free(&t);
 }
 
@@ -228,16 +257,16 @@ tolocal(struct run *r)
 			continue;
 		}
 		if (!s.remote) {
-			session_close(r);
+			run_close(r);
 			local_copy(r, o->operands[i], dst);
 		} else {
-			struct xfer *x = session_for(r, s.host, s.user, effective_port(o, &s));
+			struct xfer *x = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
 			xfer_download(x, s.path, dst);
 		}
 		operand_free(&s);
 	}
-	session_close(r);
+	run_close(r);
 }
 
 static bool

@@ -1,0 +1,492 @@
+#include "config.h"
+#include "session.h"
+#include "log.h"
+#include "proxycmd.h"
+#include "sftp.h"
+#include "sshcfg.h"
+#include "sshconn.h"
+#include "sshproc.h"
+#include "strv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* How the engine cuts files across connections: SSM sessions are slow,
+ * so small pieces keep all of them busy to the end. */
+#define SESSION_CHUNK_SSM	(1ull << 20)
+#define SESSION_CHUNK_FAST	(16ull << 20)
+/* A direct route to an SSM instance is probed with this connect timeout. */
+#define SESSION_PROBE_TIMEOUT	3
+
+/* A ControlMaster is live when its socket accepts a connection. */
+static bool
+session_master_live(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+	bool live;
+
+	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return live;
+}
+
+/* The proxy command libssh needs for this host, tokens expanded, or NULL
+ * for a plain TCP connection.  ProxyJump becomes `ssh -W`, as ssh does. */
+static char *
+session_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
+{
+	struct proxycmd_tokens tok;
+	struct proxycmd_tokstore store = { 0 };
+	char err[256], *out = NULL;
+
+	proxycmd_tokens_from(&tok, &store, cfg);
+	if (cfg->proxycommand != NULL) {
+		out = proxycmd_expand(cfg->proxycommand, &tok, PROXYCMD_TOK_PROXY, err, sizeof(err));
+		if (out == NULL)
+			log_verbose("ProxyCommand: %s", err);
+	} else if (cfg->proxyjump != NULL) {
+		struct strv argv = { 0 };
+		char *q;
+
+		strv_push(&argv, o->ssh_program);
+		if (o->ssh_config) {
+			strv_push(&argv, "-F");
+			strv_push(&argv, o->ssh_config);
+		}
+		strv_push(&argv, "-oBatchMode=yes");
+		strv_push(&argv, "-W");
+		strv_pushf(&argv, "[%s]:%d", cfg->hostname, cfg->port);
+		strv_push(&argv, "-J");
+		strv_push(&argv, cfg->proxyjump);
+		strv_push(&argv, "-N");
+		strv_push(&argv, "-oControlMaster=no");
+		strv_push(&argv, "-oControlPath=none");
+		/* ssh -J hops then -W to the target: give it the first hop. */
+		q = strv_join_quoted(&argv);
+		strv_free(&argv);
+		out = q;
+	}
+	proxycmd_tokens_free(&store);
+	return out;
+}
+
+/* ssm-direct: where does the instance answer directly?  FSCP_SSM_DIRECT is
+ * off, auto (ask the user's own aws CLI) or an address. */
+static char *
+session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const char **why)
+{
+	const char *mode = getenv("FSCP_SSM_DIRECT");
+	struct strv argv = { 0 };
+	char buf[512] = "";
+	size_t got = 0;
+	int pfd[2];
+	pid_t pid;
+
+	if (mode != NULL && strcmp(mode, "off") == 0) {
+		*why = "FSCP_SSM_DIRECT=off";
+		return NULL;
+	}
+	if (mode != NULL && *mode != '\0' && strcmp(mode, "auto") != 0)
+		return xstrdup(mode);
+	strv_push(&argv, "aws");
+	if (ssm->profile) {
+		strv_push(&argv, "--profile");
+		strv_push(&argv, ssm->profile);
+	}
+	if (ssm->region) {
+		strv_push(&argv, "--region");
+		strv_push(&argv, ssm->region);
+	}
+	strv_push(&argv, "ec2");
+	strv_push(&argv, "describe-instances");
+	strv_push(&argv, "--instance-ids");
+	strv_push(&argv, instance);
+	strv_push(&argv, "--query");
+	strv_push(&argv, "Reservations[0].Instances[0].[PrivateIpAddress,PublicIpAddress]");
+	strv_push(&argv, "--output");
+	strv_push(&argv, "text");
+	if (pipe(pfd) != 0) {
+		strv_free(&argv);
+		*why = "pipe failed";
+		return NULL;
+	}
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(pfd[1], STDOUT_FILENO);
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			if (log_level() < 2)
+				dup2(devnull, STDERR_FILENO);
+		}
+		close(pfd[0]);
+		execvp(argv.v[0], argv.v);
+		_exit(127);
+	}
+	close(pfd[1]);
+	strv_free(&argv);
+	while (pid > 0 && got < sizeof(buf) - 1) {
+		ssize_t n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(pfd[0]);
+	buf[got] = '\0';
+	if (pid > 0) {
+		int status;
+
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			*why = "aws ec2 describe-instances failed";
+			return NULL;
+		}
+	}
+	/* "PRIVATE\tPUBLIC": the private address first, as it is usually the
+	 * one reachable from inside the VPC. */
+	for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+		if (strcmp(tok, "None") != 0 && *tok != '\0')
+			return xstrdup(tok);
+	}
+	*why = "the instance has no IP address";
+	return NULL;
+}
+
+struct session_job {
+	const struct fscp_opts *o;
+	const struct sshcfg *cfg;
+	const char *proxy;		/* expanded ProxyCommand or NULL */
+	const char *direct;		/* ssm-direct address or NULL */
+	bool compress;
+	/* results */
+	enum sshconn_err rc;
+	char err[512];
+	struct sshconn *ssh;
+	struct sftp_conn *sftp;
+	pid_t pid;
+};
+
+static void *
+session_connect_one(void *arg)
+{
+	struct session_job *j = arg;
+	struct sshconn_params p = {
+		.cfg = j->cfg, .proxy_fd = -1, .compress = j->compress,
+		.connect_host = j->direct, .may_prompt = false,
+	};
+	struct fscp_stream st;
+
+	if (j->proxy != NULL) {
+		p.proxy_fd = proxycmd_spawn(j->proxy, &j->pid, j->err, sizeof(j->err));
+		if (p.proxy_fd < 0) {
+			j->rc = SSHCONN_ERR_CONNECT;
+			return NULL;
+		}
+	}
+	j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
+	if (j->rc != SSHCONN_OK)
+		return NULL;
+	j->rc = sshconn_sftp_stream(j->ssh, &st, j->err, sizeof(j->err));
+	if (j->rc != SSHCONN_OK)
+		return NULL;
+	j->sftp = sftp_open(st, j->o->sftp_buflen, j->err, sizeof(j->err));
+	if (j->sftp == NULL)
+		j->rc = SSHCONN_ERR_CHANNEL;
+	return NULL;
+}
+
+static void
+session_reap(pid_t pid)
+{
+	int status;
+
+	if (pid <= 0)
+		return;
+	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
+	kill(pid, SIGHUP);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void
+session_job_undo(struct session_job *j)
+{
+	if (j->sftp)
+		sftp_close(j->sftp);
+	if (j->ssh)
+		sshconn_close(j->ssh);
+	session_reap(j->pid);
+	j->sftp = NULL;
+	j->ssh = NULL;
+	j->pid = 0;
+}
+
+/* Open n bypass connections at once; keeps those that worked.  Returns how
+ * many, 0 when the first failed (the caller then falls back). */
+static int
+session_open_bypass(struct session *s, const struct fscp_opts *o, const struct sshcfg *cfg,
+    const char *proxy, const char *direct, bool compress, int n)
+{
+	struct session_job *jobs = xcalloc((size_t)n, sizeof(*jobs));
+	pthread_t *tids = xcalloc((size_t)n, sizeof(*tids));
+	int ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		jobs[i] = (struct session_job){ .o = o, .cfg = cfg, .proxy = proxy,
+			.direct = direct, .compress = compress };
+		if (pthread_create(&tids[i], NULL, session_connect_one, &jobs[i]) != 0) {
+			jobs[i].rc = SSHCONN_ERR_CONNECT;
+			snprintf(jobs[i].err, sizeof(jobs[i].err), "pthread_create failed");
+			tids[i] = 0;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (tids[i])
+			pthread_join(tids[i], NULL);
+	if (jobs[0].rc != SSHCONN_OK) {
+		log_verbose("bypass failed: %s; falling back to the standard route",
+		    jobs[0].err[0] ? jobs[0].err : "connection failed");
+		for (int i = 0; i < n; i++)
+			session_job_undo(&jobs[i]);
+	} else {
+		s->conns = xcalloc((size_t)n, sizeof(*s->conns));
+		s->ssh = xcalloc((size_t)n, sizeof(*s->ssh));
+		s->proxy_pids = xcalloc((size_t)n, sizeof(*s->proxy_pids));
+		for (int i = 0; i < n; i++) {
+			if (jobs[i].rc != SSHCONN_OK) {
+				log_verbose("connection %d of %d failed: %s", i + 1, n, jobs[i].err);
+				session_job_undo(&jobs[i]);
+				continue;
+			}
+			s->conns[ok] = jobs[i].sftp;
+			s->ssh[ok] = jobs[i].ssh;
+			s->proxy_pids[ok] = jobs[i].pid;
+			ok++;
+		}
+	}
+	free(jobs);
+	free(tids);
+	return ok;
+}
+
+/* ssm-direct probe: connect to addr and check it presents the instance's
+ * known host key (under its HostName/HostKeyAlias), nothing else. */
+static bool
+session_probe_direct(const struct sshcfg *cfg, const char *addr, char *why, size_t whylen)
+{
+	struct sshcfg probe = *cfg;
+	struct sshconn_params p = {
+		.cfg = &probe, .proxy_fd = -1, .connect_host = addr,
+		.probe_only = true, .may_prompt = false,
+		.handshake_timeout = SESSION_PROBE_TIMEOUT,
+	};
+	struct sshconn *c = NULL;
+	enum sshconn_err rc;
+
+	/* Never add a key while probing: only a key already known counts. */
+	if (probe.stricthostkeychecking != SHK_YES)
+		probe.stricthostkeychecking = SHK_YES;
+	if (probe.connecttimeout < 0 || probe.connecttimeout > SESSION_PROBE_TIMEOUT)
+		probe.connecttimeout = SESSION_PROBE_TIMEOUT;
+	rc = sshconn_open(&p, &c, why, whylen);
+	if (c)
+		sshconn_close(c);
+	return rc == SSHCONN_OK;
+}
+
+/* Does a sample of the first source compress well?  Then zlib pays on SSM,
+ * whose cap is on bytes after ssh. */
+static bool
+session_sample_compresses(const char *path)
+{
+	static unsigned char in[65536], out[70000];
+	FILE *f;
+	size_t n;
+	uLongf outlen = sizeof(out);
+
+	if (path == NULL || (f = fopen(path, "rb")) == NULL)
+		return false;
+	n = fread(in, 1, sizeof(in), f);
+	fclose(f);
+	if (n < 4096 || compress2(out, &outlen, in, n, 1) != Z_OK)
+		return false;
+	return outlen < n * 7 / 10;
+}
+
+static void
+session_open_standard(struct session *s, const struct fscp_opts *o)
+{
+	struct fscp_stream st;
+	char err[256];
+
+	if (o->sftp_direct != NULL) {
+		if (sshproc_direct(o, &st) != 0)
+			log_fatal("Unable to open sftp connection");
+	} else if (sshproc_sftp(o, s->host, s->user, s->port, &st) != 0) {
+		log_fatal("Unable to open sftp connection");
+	}
+	s->conns = xcalloc(1, sizeof(*s->conns));
+	s->conns[0] = sftp_open(st, o->sftp_buflen, err, sizeof(err));
+	if (s->conns[0] == NULL)
+		log_fatal("%s", err);
+	s->nconns = 1;
+	s->route = ROUTE_STANDARD;
+}
+
+static int
+session_env_int(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	n = strtol(v, &end, 10);
+	if (*end != '\0' || n < 1 || n > ROUTE_MAX_CONNS) {
+		log_verbose("%s=%s ignored (1..%d)", name, v, ROUTE_MAX_CONNS);
+		return 0;
+	}
+	return (int)n;
+}
+
+void
+session_open(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample)
+{
+	struct route_input in = { .bytes = bytes };
+	struct route_decision d;
+	struct sshcfg cfg;
+	struct proxycmd_ssm ssm = { 0 };
+	char err[512], why[512] = "";
+	char *proxy = NULL, *direct = NULL;
+	bool have_cfg = false, compress;
+	const char *force = getenv("FSCP_ROUTE");
+
+	memset(s, 0, sizeof(*s));
+	s->host = xstrdup(host);
+	s->user = user ? xstrdup(user) : NULL;
+	s->port = port;
+
+	if (route_force_parse(force, &in.force) != 0) {
+		log_verbose("FSCP_ROUTE=%s not understood; using auto", force);
+		in.force = ROUTE_FORCE_AUTO;
+	}
+	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	if (o->sftp_direct != NULL) {
+		in.legacy_or_special = true;
+		in.special_why = "-D runs an SFTP server directly";
+	} else if (in.force != ROUTE_FORCE_STANDARD) {
+		if (sshcfg_load(o, user, host, port, &cfg, err, sizeof(err)) == 0) {
+			have_cfg = true;
+			in.cfg = &cfg;
+			in.master_live = session_master_live(cfg.controlpath);
+			in.ssm = proxycmd_is_ssm(cfg.proxycommand, &ssm);
+		} else {
+			in.special_why = "ssh -G failed";
+			log_verbose("ssh -G %s: %s", host, err);
+		}
+	}
+	if (in.ssm) {
+		const char *whyp = NULL;
+		char *addr = NULL;
+
+		/* Looking for a direct path costs a CLI call and a probe:
+		 * worth it only for a copy that SSM would make slow. */
+		if (bytes >= 0 && bytes < ROUTE_FRESH_MIN_BYTES)
+			whyp = "copy too small to look for a direct route";
+		else
+			addr = session_ssm_address(&ssm, cfg.hostname, &whyp);
+		if (addr != NULL) {
+			char perr[256] = "";
+
+			if (session_probe_direct(&cfg, addr, perr, sizeof(perr))) {
+				in.direct_ok = true;
+				direct = addr;
+				addr = NULL;
+			} else {
+				char *msg = xasprintf("direct address %s refused: %s", addr, perr);
+
+				snprintf(why, sizeof(why), "%s", msg);
+				free(msg);
+				in.direct_why = why;
+			}
+			free(addr);
+		} else if (whyp != NULL) {
+			snprintf(why, sizeof(why), "%s", whyp);
+			in.direct_why = why;
+		}
+	}
+	route_decide(&in, &d);
+	log_verbose("route %s: %s", route_name(d.kind), d.reason);
+
+	if (d.kind != ROUTE_STANDARD && have_cfg) {
+		int n;
+
+		if (d.kind != ROUTE_SSM_DIRECT)
+			proxy = session_proxy_command(o, &cfg);
+		compress = o->compress || cfg.compression;
+		if (!compress && d.kind == ROUTE_SSM_PARALLEL && session_sample_compresses(sample)) {
+			log_verbose("data compresses well: zlib on over SSM");
+			compress = true;
+		}
+		n = session_open_bypass(s, o, &cfg, proxy, direct, compress, d.connections);
+		if (n > 0) {
+			s->nconns = n;
+			s->route = d.kind;
+			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
+			    SESSION_CHUNK_FAST;
+		}
+	}
+	if (s->nconns == 0)
+		session_open_standard(s, o);
+	free(proxy);
+	free(direct);
+	if (in.ssm)
+		proxycmd_ssm_free(&ssm);
+	if (have_cfg)
+		sshcfg_free(&cfg);
+}
+
+int
+session_close(struct session *s)
+{
+	int bad = 0;
+
+	for (int i = 0; i < s->nconns; i++) {
+		if (sftp_close(s->conns[i]) != 0)
+			bad++;
+		if (s->ssh && s->ssh[i])
+			sshconn_close(s->ssh[i]);
+		if (s->proxy_pids)
+			session_reap(s->proxy_pids[i]);
+	}
+	free(s->conns);
+	free(s->ssh);
+	free(s->proxy_pids);
+	free(s->host);
+	free(s->user);
+	memset(s, 0, sizeof(*s));
+	return bad;
+}

@@ -1,0 +1,41 @@
+/* session: the connections one host gets, as the route decides.
+ *
+ * Gathers the facts (ssh -G, a connect() on the ControlPath, AWS SSM in the
+ * ProxyCommand, a direct address for an SSM instance), asks route_decide(),
+ * then opens either ssh exactly as scp would (standard) or N fresh libssh
+ * sessions, each with its SFTP channel.  A bypass that cannot connect or
+ * authenticate without prompting falls back to the standard route. */
+#ifndef FSCP_SESSION_H
+#define FSCP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "args.h"
+#include "route.h"
+
+struct sftp_conn;
+struct sshconn;
+
+struct session {
+	char *host, *user;
+	int port;
+	enum route_kind route;
+	struct sftp_conn **conns;	/* nconns SFTP sessions */
+	struct sshconn **ssh;		/* libssh sessions (bypass), else NULL */
+	pid_t *proxy_pids;		/* ProxyCommand children we run, 0 if none */
+	int nconns;
+	uint64_t chunk_size;		/* how the engine splits big files */
+};
+
+/* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
+ * sample is a local file whose data shows whether compression pays (or
+ * NULL).  Exits 255 like scp when even the standard route cannot start. */
+void session_open(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample);
+/* Close everything; returns the number of ssh processes / sessions that
+ * ended badly (scp counts a failing ssh as an error). */
+int session_close(struct session *s);
+
+#endif
