@@ -26,7 +26,7 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_FRESH_CONNS	4
 #define ROUTE_SSM_RATE		853333LL	/* B/s, one SSM session, one direction */
 #define ROUTE_SSM_SETUP_MS	2000LL		/* start-session + ssh handshake */
-#define ROUTE_SSM_MAX_SESSIONS	8
+#define ROUTE_SSM_MAX_SESSIONS	16
 #define ROUTE_MAX_CONNS		64
 
 struct route_input {
