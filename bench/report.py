@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""bench/report.py: turn bench/run.sh's raw measurements into the table.
+
+usage: report.py RAW.tsv MACHINE NOTES OUTPREFIX
+
+RAW.tsv columns: group, row label, direction, tool, round, status (ok, FAIL,
+ERR, TIMEOUT), seconds, peak RSS (KiB), bytes, goal speedup (contenders only).
+Writes OUTPREFIX.md, OUTPREFIX.csv and OUTPREFIX.svg and prints the table.
+Standard library only, so no plotting package is needed.
+"""
+
+import csv
+import math
+import statistics
+import sys
+
+RSS_GOAL_MIB = 64
+
+
+def load(path):
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.reader(f, delimiter="\t"):
+            if len(r) < 10:
+                continue
+            rows.append({
+                "gid": r[0], "label": r[1], "dir": r[2], "tool": r[3],
+                "round": int(r[4]), "status": r[5], "secs": float(r[6]),
+                "kib": int(r[7] or 0), "bytes": int(r[8]), "goal": r[9],
+            })
+    return rows
+
+
+def kv(path):
+    d = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            d[k] = v
+    return d
+
+
+def fmt_s(x):
+    return "-" if x is None else ("%.2f" % x if x < 100 else "%.0f" % x)
+
+
+def summarize(rows):
+    scp = {}    # (gid, dir) -> {round: secs}, ok runs only
+    scp_bad = {}
+    order = []
+    by_row = {}
+    for r in rows:
+        key = (r["gid"], r["dir"])
+        if r["tool"] == "scp":
+            scp.setdefault(key, {})
+            scp_bad.setdefault(key, [])
+            if r["status"] == "ok":
+                scp[key][r["round"]] = r["secs"]
+            else:
+                scp_bad[key].append(r["status"])
+            continue
+        rk = (r["gid"], r["label"], r["dir"], r["tool"])
+        if rk not in by_row:
+            by_row[rk] = []
+            order.append(rk)
+        by_row[rk].append(r)
+
+    out = []
+    for rk in order:
+        gid, label, d, tool = rk
+        runs = by_row[rk]
+        ok = {r["round"]: r["secs"] for r in runs if r["status"] == "ok"}
+        bad = [r["status"] for r in runs if r["status"] != "ok"]
+        s = scp.get((gid, d), {})
+        sbad = scp_bad.get((gid, d), [])
+        scp_med = statistics.median(s.values()) if s else None
+        med = statistics.median(ok.values()) if ok else None
+        ratios, approx = [], False
+        for rnd, t in ok.items():
+            if rnd in s:
+                ratios.append(s[rnd] / t)
+            elif scp_med is not None:
+                ratios.append(scp_med / t)
+                approx = True
+        speed = statistics.median(ratios) if ratios else None
+        nbytes = runs[0]["bytes"]
+        mbs = nbytes / med / 1e6 if med else None
+        rss = max(r["kib"] for r in runs) / 1024.0
+        goal = float(runs[0]["goal"]) if runs[0]["goal"] else None
+        if bad:
+            met = "FAIL (%s)" % ", ".join(sorted(set(bad)))
+        elif goal is None:
+            met = "-"
+        elif speed is None:
+            met = "-"
+        else:
+            why = []
+            if speed < goal:
+                why.append("speed")
+            if tool == "fscp" and rss > RSS_GOAL_MIB:
+                why.append("RSS")
+            met = "yes" if not why else "no (%s)" % ", ".join(why)
+        if sbad:
+            met += "; scp %s" % ", ".join(sorted(set(sbad)))
+        goal_txt = "-"
+        if goal is not None:
+            goal_txt = ">= %gx" % goal
+            if tool == "fscp":
+                goal_txt += ", <= %d MiB" % RSS_GOAL_MIB
+        out.append({
+            "scenario": label, "direction": d, "tool": tool,
+            "scp": scp_med, "scp_n": len(s), "med": med, "n": len(ok), "n_all": len(runs),
+            "speed": speed, "approx": approx, "mbs": mbs, "rss": rss,
+            "goal": goal, "goal_txt": goal_txt, "met": met,
+        })
+    return out
+
+
+HEAD = ["scenario", "direction", "tool", "scp median (s)", "tool median (s)",
+        "speedup", "MB/s (tool)", "peak RSS (MiB)", "goal", "met"]
+
+
+def cells(o):
+    tmed = fmt_s(o["med"])
+    if o["n"] < o["n_all"]:
+        tmed += " (%d/%d ok)" % (o["n"], o["n_all"])
+    scp = fmt_s(o["scp"])
+    if o["scp_n"] and o["scp_n"] < o["n_all"]:
+        scp += " (n=%d)" % o["scp_n"]
+    sp = "-" if o["speed"] is None else "%.2fx" % o["speed"]
+    if o["approx"]:
+        sp += "*"
+    return [o["scenario"], o["direction"], o["tool"], scp, tmed, sp,
+            "-" if o["mbs"] is None else "%.1f" % o["mbs"],
+            "%.1f" % o["rss"], o["goal_txt"], o["met"]]
+
+
+def text_table(rows):
+    body = [HEAD] + [cells(o) for o in rows]
+    w = [max(len(r[i]) for r in body) for i in range(len(HEAD))]
+    lines = []
+    for n, r in enumerate(body):
+        lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * x for x in w))
+    return "\n".join(lines)
+
+
+def md_table(rows):
+    lines = ["| " + " | ".join(HEAD) + " |",
+             "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"] * 2) + "|"]
+    for o in rows:
+        c = cells(o)
+        if o["met"].startswith("FAIL"):
+            c[-1] = "**" + c[-1] + "**"
+        lines.append("| " + " | ".join(c) + " |")
+    return "\n".join(lines)
+
+
+def footnotes(rows, notes):
+    f = ["Speedup: median over run pairs of scp time / tool time (scp and the tools "
+         "ran alternately). MB/s = 10^6 bytes per second of the tool's median. Peak "
+         "RSS: GNU time %M (largest of the tool and the processes it waited for)."]
+    if any(o["approx"] for o in rows):
+        f.append("*: scp ran fewer times than the tool there; those pairs use scp's median.")
+    return f + notes
+
+
+def svg_plot(rows, title, path):
+    data = [o for o in rows if o["speed"] is not None]
+    bar_h, gap, left, right, top = 18, 6, 330, 40, 50
+    width = left + 480 + right
+    height = top + len(data) * (bar_h + gap) + 50
+    lo, hi = 0.25, 2.0
+    for o in data:
+        hi = max(hi, o["speed"] * 1.3, (o["goal"] or 0) * 1.3)
+        lo = min(lo, o["speed"] / 1.3)
+    l_lo, l_hi = math.log10(lo), math.log10(hi)
+
+    def x(v):
+        return left + (math.log10(v) - l_lo) / (l_hi - l_lo) * 480
+
+    def esc(s):
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+    e = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="11">' % (width, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>'
+         % (10, esc(title)),
+         '<text x="%d" y="36" fill="#555">speedup over scp (log scale); red tick: goal; '
+         'green: goal met, orange: missed, red: FAIL, grey: peers</text>' % 10]
+    ticks = [t for t in (0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if lo <= t <= hi]
+    y_end = top + len(data) * (bar_h + gap)
+    for t in ticks:
+        e.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>'
+                 % (x(t), top - 4, x(t), y_end, "#888" if t == 1 else "#ddd"))
+        e.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%gx</text>'
+                 % (x(t), y_end + 14, t))
+    for i, o in enumerate(data):
+        y = top + i * (bar_h + gap)
+        if o["met"].startswith("FAIL"):
+            col = "#d62728"
+        elif o["tool"] != "fscp":
+            col = "#999999"
+        elif o["met"].startswith("yes"):
+            col = "#2ca02c"
+        else:
+            col = "#ff7f0e"
+        x0 = x(max(lo, min(1.0, o["speed"])))
+        x1 = x(max(lo, o["speed"]))
+        if x1 < x0:
+            x0, x1 = x1, x0
+        label = "%s, %s%s" % (o["scenario"], o["direction"],
+                              "" if o["tool"] == "fscp" else " [%s]" % o["tool"])
+        e.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                 % (left - 6, y + bar_h - 5, esc(label)))
+        e.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>'
+                 % (x0, y, max(1.0, x1 - x0), bar_h, col))
+        e.append('<text x="%.1f" y="%d">%.2fx</text>'
+                 % (x(max(lo, o["speed"])) + 4, y + bar_h - 5, o["speed"]))
+        if o["goal"]:
+            gx = x(o["goal"])
+            e.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d62728" '
+                     'stroke-width="2"/>' % (gx, y - 2, gx, y + bar_h + 2))
+    e.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(e) + "\n")
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    raw, machine, notes_path, prefix = sys.argv[1:]
+    rows = summarize(load(raw))
+    m = kv(machine)
+    with open(notes_path) as f:
+        notes = [n.strip() for n in f if n.strip()]
+    hdr = ["fscp benchmark, %s, %s" % (m.get("date", "?"), m.get("mode", "?")),
+           "machine: %s" % m.get("machine", "?"),
+           "versions: %s" % m.get("versions", "?")]
+    foot = footnotes(rows, notes)
+
+    print("\n".join(hdr) + "\n")
+    print(text_table(rows))
+    print()
+    for n in foot:
+        print("- " + n)
+
+    with open(prefix + ".md", "w") as f:
+        f.write("# %s\n\n" % hdr[0])
+        f.write("- %s\n- %s\n\n" % (hdr[1], hdr[2]))
+        f.write(md_table(rows) + "\n\n")
+        for n in foot:
+            f.write("- %s\n" % n)
+        f.write("\n![speedups](%s.svg)\n" % prefix.rsplit("/", 1)[-1])
+
+    with open(prefix + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["scenario", "direction", "tool", "scp_median_s", "tool_median_s",
+                    "speedup", "mb_per_s", "peak_rss_mib", "goal_speedup", "met",
+                    "tool_runs_ok", "tool_runs", "scp_runs_ok", "date", "machine", "versions"])
+        for o in rows:
+            w.writerow([o["scenario"], o["direction"], o["tool"],
+                        "" if o["scp"] is None else "%.3f" % o["scp"],
+                        "" if o["med"] is None else "%.3f" % o["med"],
+                        "" if o["speed"] is None else "%.3f" % o["speed"],
+                        "" if o["mbs"] is None else "%.1f" % o["mbs"],
+                        "%.1f" % o["rss"], "" if o["goal"] is None else o["goal"],
+                        o["met"], o["n"], o["n_all"], o["scp_n"],
+                        m.get("date", ""), m.get("machine", ""), m.get("versions", "")])
+
+    svg_plot(rows, "fscp vs scp, %s (%s)" % (m.get("date", "?"), m.get("mode", "?")),
+             prefix + ".svg")
+
+
+if __name__ == "__main__":
+    main()
