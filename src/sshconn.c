@@ -647,23 +647,20 @@ broken:
 
 /* ---- session -------------------------------------------------------- */
 
-/* Set an algorithm list; when libssh refuses it keep its defaults and say so
- * under -v (the server may still refuse, and then we fall back). */
-static void
-set_algos(struct sshconn *c, enum ssh_options_e opt, const char *what, const char *list)
+/* Set an algorithm list.  libssh drops the names it does not know; when
+ * none is left it refuses the list.  Then fail rather than fall back to
+ * libssh's defaults, which could allow what the user's config excludes:
+ * the caller takes the ssh route instead. */
+static bool
+set_algos(struct sshconn *c, enum ssh_options_e opt, const char *what, const char *list,
+    char *err, size_t errlen)
 {
 	if (list == NULL || *list == '\0')
-		return;
-	if (ssh_options_set(c->s, opt, list) != SSH_OK)
-		log_verbose("libssh accepts none of %s %s; using its defaults", what, list);
-}
-
-static void
-set_algos_both(struct sshconn *c, enum ssh_options_e cs, enum ssh_options_e sc,
-    const char *what, const char *list)
-{
-	set_algos(c, cs, what, list);
-	set_algos(c, sc, what, list);
+		return true;
+	if (ssh_options_set(c->s, opt, list) == SSH_OK)
+		return true;
+	seterr(err, errlen, "libssh supports none of %s %s", what, list);
+	return false;
 }
 
 enum sshconn_err
@@ -677,6 +674,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	int port_for_lookup;
 	struct hk_scan known = { 0 };
 	char *name, *algos;
+	bool ok;
 	enum sshconn_err e;
 
 	*out = NULL;
@@ -724,17 +722,22 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	ssh_options_set(c->s, SSH_OPTIONS_KNOWNHOSTS, "/dev/null");
 	ssh_options_set(c->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
 
-	set_algos_both(c, SSH_OPTIONS_CIPHERS_C_S, SSH_OPTIONS_CIPHERS_S_C, "Ciphers",
-	    cfg->ciphers);
-	set_algos(c, SSH_OPTIONS_KEY_EXCHANGE, "KexAlgorithms", cfg->kexalgorithms);
-	set_algos(c, SSH_OPTIONS_PUBLICKEY_ACCEPTED_TYPES, "PubkeyAcceptedAlgorithms",
-	    cfg->pubkeyacceptedalgorithms);
 	name = hk_lookup_name(cfg);
 	hk_scan_all(cfg, name, NULL, &known);
 	free(name);
 	algos = hk_algo_order(cfg->hostkeyalgorithms, known.types);
-	set_algos(c, SSH_OPTIONS_HOSTKEYS, "HostKeyAlgorithms", algos);
+	ok = set_algos(c, SSH_OPTIONS_CIPHERS_C_S, "Ciphers", cfg->ciphers, err, errlen) &&
+	    set_algos(c, SSH_OPTIONS_CIPHERS_S_C, "Ciphers", cfg->ciphers, err, errlen) &&
+	    set_algos(c, SSH_OPTIONS_KEY_EXCHANGE, "KexAlgorithms", cfg->kexalgorithms,
+		err, errlen) &&
+	    set_algos(c, SSH_OPTIONS_PUBLICKEY_ACCEPTED_TYPES, "PubkeyAcceptedAlgorithms",
+		cfg->pubkeyacceptedalgorithms, err, errlen) &&
+	    set_algos(c, SSH_OPTIONS_HOSTKEYS, "HostKeyAlgorithms", algos, err, errlen);
 	free(algos);
+	if (!ok) {
+		e = SSHCONN_ERR_CONNECT;
+		goto fail;
+	}
 	ssh_options_set(c->s, SSH_OPTIONS_COMPRESSION, p->compress ? "yes" : "no");
 
 	/* A bound on the handshake and login only.  libssh 0.10 applies

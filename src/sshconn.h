@@ -48,8 +48,10 @@ struct sshconn_params {
 	const struct sshcfg *cfg;	/* host, port, user, known hosts, alias, strict,
 					   batchmode, identities, agent, algorithms */
 	int proxy_fd;		/* >= 0: a connected socket (e.g. a ProxyCommand child
-				   run by fscp); sshconn_close closes it, the caller
-				   reaps the child.  < 0: TCP connect here. */
+				   run by fscp).  sshconn owns it from then on: it is
+				   closed by sshconn_close, or by sshconn_open when
+				   that fails; the caller reaps the child.
+				   < 0: TCP connect here. */
 	const char *connect_host;	/* NULL: cfg->hostname; else connect here but
 					   verify the host key under cfg's identity */
 	int connect_port;	/* 0: cfg->port */
@@ -59,12 +61,20 @@ struct sshconn_params {
 	bool hash_known_hosts;	/* HashKnownHosts: hash names sshconn adds */
 	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
 	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
-				   ConnectTimeout, or 120 s when none is set */
+				   ConnectTimeout, or 120 s when none is set.
+				   Reset to "none" once logged in: libssh 0.10 would
+				   apply it to every channel read (they then return
+				   0 early) and to channel opens. */
 };
 
 /* Open and authenticate a session (or only verify the host key when
  * probe_only).  On failure *out is NULL and err holds an ssh-like message
- * (several lines for a changed host key). */
+ * (several lines for a changed host key: print it when falling back is not
+ * possible; under -v a one-line reason is enough).  Unknown keys accepted
+ * under accept-new/no are appended to the first UserKnownHostsFile and
+ * "Warning: Permanently added ..." goes to stderr, as ssh does.  Algorithm
+ * lists: libssh drops names it does not know; a list with none left fails
+ * with SSHCONN_ERR_CONNECT (never a silent switch to libssh's defaults). */
 enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **out,
     char *err, size_t errlen);
 

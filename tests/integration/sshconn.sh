@@ -164,6 +164,31 @@ fi
 # --- connection, channels ----------------------------------------------
 closed=$(fscp__free_port)
 run "connect refused" 2 "Connection refused" -- -p "$closed" -k "$kh/good" -s yes -B -S 127.0.0.1
+run "sftp INIT through a 14 MiB read buffer (reads return early)" 0 "VERSION 3" -- "${base[@]}" -k "$kh/good" -s yes -r 14680064 -S 127.0.0.1
+run "Ciphers list libssh partly knows" 0 "VERSION 3" -- "${base[@]}" -k "$kh/good" -s yes -y "bogus-cipher,aes128-ctr" -S 127.0.0.1
+run "Ciphers list libssh does not know: refuse" 2 "supports none of Ciphers" -- "${base[@]}" -k "$kh/good" -s yes -y "bogus-cipher" -S 127.0.0.1
+# A listener that accepts but never speaks SSH: ConnectTimeout bounds the
+# handshake too, as in ssh.
+if command -v python3 >/dev/null; then
+	silent=$(fscp__free_port)
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5)
+keep = []
+while True:
+    keep.append(s.accept()[0])' "$silent" &
+	silent_pid=$!
+	for _ in $(seq 50); do
+		fscp__port_open "$silent" && break
+		sleep 0.1
+	done
+	t0=$(date +%s)
+	run "silent server: handshake times out" 2 "handshake" -- -p "$silent" -k "$kh/good" -s yes -B -t 2 -S 127.0.0.1
+	t1=$(date +%s)
+	check "handshake timeout took < 10 s" test $((t1 - t0)) -lt 10
+	kill "$silent_pid" 2>/dev/null
+	wait "$silent_pid" 2>/dev/null
+fi
 run "compression" 0 "VERSION 3" -- "${base[@]}" -k "$kh/good" -s yes -C -S 127.0.0.1
 run "exec stream, 64 MiB, small reads" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -n 1000 -e 'head -c 67108864 /dev/zero' 127.0.0.1
 run "exec stream, 64 MiB, 8 MiB buffer" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -r 8388608 -e 'head -c 67108864 /dev/zero' 127.0.0.1

@@ -7,6 +7,7 @@
  *     -i IDENTITY (repeat)  -I (IdentitiesOnly)  -A AGENT|none
  *     -c CONNECT_HOST  -P CONNECT_PORT  -C (compress)  -x (probe only)
  *     -t CONNECT_TIMEOUT  -r READ_BUF_BYTES  -H (hash added names)
+ *     -y CIPHERS  -K KEXALGORITHMS  -v (say what sshconn decides)
  *     -c/-P: connect there, verify under HOST/alias
  *   actions (after connecting):
  *     -S        sftp subsystem: send INIT, print "VERSION n"
@@ -117,7 +118,7 @@ main(int argc, char **argv)
 	p.cfg = &cfg;
 	p.proxy_fd = -1;
 
-	while ((opt = getopt(argc, argv, "p:l:k:g:a:s:Bi:IA:c:P:Cxt:r:HSe:n:v")) != -1) {
+	while ((opt = getopt(argc, argv, "p:l:k:g:a:s:Bi:IA:c:P:Cxt:r:HSe:n:vy:K:")) != -1) {
 		switch (opt) {
 		case 'p': cfg.port = atoi(optarg); break;
 		case 'l': cfg.user = xstrdup(optarg); break;
@@ -144,6 +145,8 @@ main(int argc, char **argv)
 		case 'e': cmd = optarg; break;
 		case 'n': chunk = strtoul(optarg, NULL, 0); break;
 		case 'v': log_init("sshconn-try", 1); break;
+		case 'y': cfg.ciphers = xstrdup(optarg); break;
+		case 'K': cfg.kexalgorithms = xstrdup(optarg); break;
 		default:
 			fprintf(stderr, "usage: sshconn-try [options] HOST (see the source)\n");
 			return 1;
@@ -194,6 +197,8 @@ out:
 	free(cfg.user);
 	free(cfg.hostkeyalias);
 	free(cfg.identityagent);
+	free(cfg.ciphers);
+	free(cfg.kexalgorithms);
 	free(cfg.hostname);
 	free(cfg.host_arg);
 	strv_free(&cfg.userknownhostsfiles);
