@@ -126,8 +126,9 @@ uint64_t
 sftp_buf_get_u64(struct sftp_buf *b)
 {
 	uint64_t hi = sftp_buf_get_u32(b);
+	uint64_t lo = sftp_buf_get_u32(b);
 
-	return hi << 32 | sftp_buf_get_u32(b);
+	return b->error ? 0 : hi << 32 | lo;
 }
 
 const uint8_t *
@@ -380,9 +381,9 @@ const char *
 sftp_status_text(uint32_t status)
 {
 	switch (status) {
-	case SSH_FX_OK: return "Success";
+	case SSH_FX_OK: return "No error";
 	case SSH_FX_EOF: return "End of file";
-	case SSH_FX_NO_SUCH_FILE: return "No such file";
+	case SSH_FX_NO_SUCH_FILE: return "No such file or directory";
 	case SSH_FX_PERMISSION_DENIED: return "Permission denied";
 	case SSH_FX_FAILURE: return "Failure";
 	case SSH_FX_BAD_MESSAGE: return "Bad message";
