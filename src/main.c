@@ -59,6 +59,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	xp.recursive = r->o->recursive;
 	xp.nrequests = r->o->sftp_nrequests;
 	xp.chunk_size = r->s.chunk_size;
+	xp.inflight_bytes = r->s.inflight_bytes;
 	xp.bw = r->bw;
 	xp.progress = r->pm;
 	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);

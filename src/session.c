@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -23,7 +24,8 @@
 
 /* How the engine cuts files across connections: SSM sessions are slow,
  * so small pieces keep all of them busy to the end. */
-#define SESSION_CHUNK_SSM	(1ull << 20)
+#define SESSION_CHUNK_SSM	(256ull << 10)
+#define SESSION_SSM_INFLIGHT	(512ull << 10)
 #define SESSION_CHUNK_FAST	(16ull << 20)
 /* A direct route to an SSM instance is probed with this connect timeout. */
 #define SESSION_PROBE_TIMEOUT	3
@@ -451,12 +453,23 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			log_verbose("data compresses well: zlib on over SSM");
 			compress = true;
 		}
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = session_open_bypass(s, o, &cfg, proxy, direct, compress, d.connections);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (n > 0)
+			log_verbose("%d of %d connections ready in %.2f s", n, d.connections,
+			    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (n > 0) {
 			s->nconns = n;
 			s->route = d.kind;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
 			    SESSION_CHUNK_FAST;
+			/* An SSM session moves ~833 KiB/s: more in flight only
+			 * queues in the proxy and starves the other sessions. */
+			if (d.kind == ROUTE_SSM_PARALLEL)
+				s->inflight_bytes = SESSION_SSM_INFLIGHT;
 		}
 	}
 	if (s->nconns == 0)

@@ -27,6 +27,7 @@ struct session {
 	pid_t *proxy_pids;		/* ProxyCommand children we run, 0 if none */
 	int nconns;
 	uint64_t chunk_size;		/* how the engine splits big files */
+	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
 };
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);

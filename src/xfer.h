@@ -22,7 +22,8 @@ struct xfer_params {
 	bool preserve;		/* -p */
 	bool recursive;		/* -r */
 	unsigned nrequests;	/* requests in flight per connection; 0 = default */
-	uint64_t chunk_size;	/* split files larger than this across connections; 0 = never */
+	uint64_t chunk_size;	/* smallest piece of a file split across connections; 0 = never split */
+	uint64_t inflight_bytes;	/* READ/WRITE bytes in flight per connection; 0 = default */
 	struct bwlimit *bw;	/* -l, or NULL */
 	struct progress *progress;	/* NULL when no meter */
 };
