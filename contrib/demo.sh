@@ -65,15 +65,22 @@ head -c "$((mib * 1024 * 1024))" /dev/urandom >"$src"
 size=$(stat -c %s "$src")
 say "made $src: $size bytes of random data"
 
-# run_copy LABEL PROGRAM FROM TO: copy and print the time taken.
+# run_copy LABEL PROGRAM FROM TO: copy and print the time taken.  fscp runs
+# with -v so that the route it chose can be shown; its stderr is kept and
+# printed only when the copy fails.
 run_copy() {
-	local label=$1 prog=$2 from=$3 to=$4 t0 t1
+	local label=$1 prog=$2 from=$3 to=$4 t0 t1 v=() err=$work/stderr route
+	[ "$prog" = /usr/bin/scp ] || v=(-v)
 	t0=$(now)
-	if ! "$prog" -F "$SSH_CONFIG" "$from" "$to"; then
-		die "$label failed: $prog -F $SSH_CONFIG $from $to"
+	if ! "$prog" "${v[@]}" -F "$SSH_CONFIG" "$from" "$to" 2>"$err"; then
+		cat "$err" >&2
+		die "$label failed: $prog ${v[*]} -F $SSH_CONFIG $from $to"
 	fi
 	t1=$(now)
-	printf 'demo: %-22s %8s s  %8s MB/s\n' "$label" "$(secs "$t0" "$t1")" "$(mbps "$size" "$t0" "$t1")"
+	printf 'demo: %-24s %7s s  %7s MB/s\n' "$label" "$(secs "$t0" "$t1")" "$(mbps "$size" "$t0" "$t1")"
+	# fscp -v says "fscp: route NAME: reason" first.
+	route=$(grep -m1 -E '^[^ ]*: route [a-z-]+: ' "$err" | cut -c1-150 || true)
+	[ -z "$route" ] || printf 'demo:     %s\n' "$route"
 }
 
 run_copy "${FSCP##*/} upload" "$FSCP" "$src" fscp-test:
