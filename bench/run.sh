@@ -264,7 +264,9 @@ want small50 && mktree small50 "$N_SMALL50"
 # Globals of the current group (set by bench_group's caller):
 #   G_ID G_HOST G_NAME (file or tree under data/) G_KIND (file|tree) G_DIR
 #   (upload|download) G_BYTES G_LIMIT (timeout, s)
-# run_one TOOL ENV... -> appends "status seconds rss_kib" to stdout
+# run_one TOOL ENV... -> sets R_STATUS R_SECS R_KIB
+# Runs in this shell, the tool in the background and waited for, so that a
+# signal to the script runs the cleanup trap at once.
 run_one() {
 	local tool=$1 src dst dstpath rflag='' log=$W/run.log rss=$W/rss t0 t1 rc
 	shift
@@ -300,7 +302,8 @@ run_one() {
 	rm -f "$rss"
 	t0=$EPOCHREALTIME
 	env "$@" timeout -k 5 "$G_LIMIT" /usr/bin/time -f %M -o "$rss" \
-		"${cmd[@]}" </dev/null >"$log" 2>&1
+		"${cmd[@]}" </dev/null >"$log" 2>&1 &
+	wait $!
 	rc=$?
 	t1=$EPOCHREALTIME
 	local secs kib status=ok got want
@@ -320,29 +323,28 @@ run_one() {
 		[ "$got" = "$want" ] || status=FAIL
 	fi
 	if [ $status != ok ]; then
-		# run_one runs in a subshell: count failures in a file.
 		echo "$tool $G_ID $G_DIR $status" >>"$W/failures"
 		say "$status: $tool $G_ID $G_DIR (exit $rc); last lines of its output:"
 		tail -n 5 "$log" | sed 's/^/    /' >&2
 		cp "$log" "$W/fail-$(wc -l <"$W/failures").log"
 	fi
 	rm -rf "$dstpath"
-	echo "$status $secs ${kib:-0}"
+	R_STATUS=$status R_SECS=$secs R_KIB=${kib:-0}
 }
 
 # bench_group SCP_RUNS CONTENDER...
 # A contender is "tool|row label|goal speedup|ENV=V ENV=V" (goal may be empty).
 # Each round runs scp (while it has runs left) and then every contender once.
 bench_group() {
-	local scp_runs=$1 r c tool label goal envs res st secs kib i
+	local scp_runs=$1 r tool label goal envs st secs kib i
 	shift
 	local -a cs=("$@") done_runs skip
 	local scp_done=0 scp_skip=0
 	for ((i = 0; i < ${#cs[@]}; i++)); do done_runs[i]=0; skip[i]=0; done
 	for ((r = 1; r <= runs; r++)); do
 		if [ $r -le "$scp_runs" ] && [ $scp_skip = 0 ]; then
-			res=$(run_one scp $G_ENV)
-			read -r st secs kib <<<"$res"
+			run_one scp $G_ENV
+			st=$R_STATUS secs=$R_SECS kib=$R_KIB
 			say "$(printf '%-8s %-9s round %d  scp   %8ss  %s' "$G_ID" "$G_DIR" "$r" "$secs" "$st")"
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$G_ID" "$G_LABEL" "$G_DIR" scp \
 				"$r" "$st" "$secs" "$kib" "$G_BYTES" "" >>"$RAW"
@@ -355,8 +357,8 @@ bench_group() {
 			[ "${skip[i]}" = 0 ] || continue
 			IFS='|' read -r tool label goal envs <<<"${cs[i]}"
 			# shellcheck disable=SC2086
-			res=$(run_one "$tool" $G_ENV $envs)
-			read -r st secs kib <<<"$res"
+			run_one "$tool" $G_ENV $envs
+			st=$R_STATUS secs=$R_SECS kib=$R_KIB
 			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  (%s)' "$G_ID" "$G_DIR" "$r" "$tool" "$secs" "$st" "$label")"
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$G_ID" "$label" "$G_DIR" "$tool" \
 				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" >>"$RAW"
@@ -378,7 +380,8 @@ bench_group() {
 	done
 }
 
-peers() {	# the rsync/sftp contenders for the current label
+peers() {	# the rsync/sftp contenders for the current label (quick: direct only)
+	[ $quick = 1 ] && [ "$G_ID" != direct ] && return 0
 	[ $have_rsync = 1 ] && printf '%s\n' "rsync|$1||"
 	[ $have_sftp = 1 ] && printf '%s\n' "sftp|$1||"
 }
