@@ -23,6 +23,12 @@
  * on a 100 ms WAN R_master ~ 20 MiB/s and T_hs ~ 0.5 s gives ~13 MiB.  8 MiB
  * is the threshold: below it the master's copy finishes about as fast.
  *
+ * Plain host (no master, no SSM).  ssh is what scp uses and is fine for a
+ * small copy; a large one (>= 64 MiB) gets fresh connections too, since a
+ * single ssh connection is held to one 2 MiB window per round trip and one
+ * core of crypto.  A download of unknown size starts on ssh and may grow
+ * once the listing has told how much there is (grow).
+ *
  * Unknown size (a download before its listing): treated as large.  Being
  * wrong on a small file costs one handshake (or idle SSM sessions started in
  * parallel); being wrong on a large one costs a factor of 4-8 in time. */
@@ -161,6 +167,49 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	    in->direct_why != NULL ? in->direct_why : "not probed", size, n);
 }
 
+/* Neither SSM nor a live master: ssh itself is fine for small copies, but
+ * one ssh connection carries at most one 2 MiB window per round trip and
+ * one core of crypto, so a large copy gets fresh connections. */
+static void
+plain(const struct route_input *in, struct route_decision *out, const char *size,
+    bool forced)
+{
+	const struct sshcfg *cfg = in->cfg;
+	const char *what;
+	char why[200];
+	int n = in->connections_wanted > 0 ? clamp_conns(in->connections_wanted) :
+	    ROUTE_FRESH_CONNS;
+
+	/* Through another proxy or jump host, more connections mean more load
+	 * on a machine that is not the user's: stay with ssh. */
+	if (cfg->proxycommand != NULL && !forced) {
+		standard(out, "ProxyCommand is not AWS SSM and no ControlMaster is live");
+		return;
+	}
+	if (cfg->proxyjump != NULL && !forced) {
+		standard(out, "ProxyJump host is not reached through AWS SSM and no "
+		    "ControlMaster is live");
+		return;
+	}
+	what = "no ControlMaster or SSM proxy";
+	if (!forced && in->bytes < 0) {
+		snprintf(why, sizeof(why), "%s; size unknown until listed", what);
+		standard(out, why);
+		out->grow = true;
+		return;
+	}
+	if (!forced && in->bytes < ROUTE_BIG_BYTES) {
+		snprintf(why, sizeof(why), "%s; %s to move", what, size);
+		standard(out, why);
+		return;
+	}
+	out->kind = ROUTE_FRESH;
+	out->connections = n;
+	snprintf(out->reason, sizeof(out->reason),
+	    "%s; %s to move: %d fresh connection%s with wide windows%s", what, size,
+	    n, n == 1 ? "" : "s", forced ? " (forced)" : "");
+}
+
 void
 route_decide(const struct route_input *in, struct route_decision *out)
 {
@@ -218,11 +267,5 @@ route_decide(const struct route_input *in, struct route_decision *out)
 		out->connections = 1;
 		return;
 	}
-	if (cfg->proxycommand != NULL)
-		standard(out, "ProxyCommand is not AWS SSM and no ControlMaster is live");
-	else if (cfg->proxyjump != NULL)
-		standard(out, "ProxyJump host is not reached through AWS SSM and "
-		    "no ControlMaster is live");
-	else
-		standard(out, "no ControlMaster or SSM proxy");
+	plain(in, out, size, forced);
 }

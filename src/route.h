@@ -24,6 +24,7 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 /* Tunables, with the reasoning in route.c. */
 #define ROUTE_FRESH_MIN_BYTES	(8LL << 20)	/* below: stay on a live master */
 #define ROUTE_FRESH_CONNS	4
+#define ROUTE_BIG_BYTES		(64LL << 20)	/* plain host: fresh from here on */
 #define ROUTE_SSM_RATE		853333LL	/* B/s, one SSM session, one direction */
 #define ROUTE_SSM_SETUP_MS	2000LL		/* start-session + ssh handshake */
 #define ROUTE_SSM_MAX_SESSIONS	16
@@ -46,6 +47,7 @@ struct route_input {
 struct route_decision {
 	enum route_kind kind;
 	int connections;	/* connections (fresh/direct) or SSM sessions; 1 for standard */
+	bool grow;		/* standard for now: decide again once the size is known */
 	char reason[256];
 };
 

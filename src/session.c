@@ -63,26 +63,35 @@ session_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 		if (out == NULL)
 			log_verbose("ProxyCommand: %s", err);
 	} else if (cfg->proxyjump != NULL) {
+		/* What ssh does with ProxyJump a,b: ssh -J a -W [host]:port b. */
 		struct strv argv = { 0 };
-		char *q;
+		char *spec = xstrdup(cfg->proxyjump), *last = strrchr(spec, ',');
+		char *dest = last ? last + 1 : spec;
 
+		if (last)
+			*last = '\0';
 		strv_push(&argv, o->ssh_program);
 		if (o->ssh_config) {
 			strv_push(&argv, "-F");
 			strv_push(&argv, o->ssh_config);
 		}
 		strv_push(&argv, "-oBatchMode=yes");
-		strv_push(&argv, "-W");
-		strv_pushf(&argv, "[%s]:%d", cfg->hostname, cfg->port);
-		strv_push(&argv, "-J");
-		strv_push(&argv, cfg->proxyjump);
-		strv_push(&argv, "-N");
 		strv_push(&argv, "-oControlMaster=no");
 		strv_push(&argv, "-oControlPath=none");
-		/* ssh -J hops then -W to the target: give it the first hop. */
-		q = strv_join_quoted(&argv);
+		if (last) {
+			strv_push(&argv, "-J");
+			strv_push(&argv, spec);
+		}
+		strv_push(&argv, "-W");
+		strv_pushf(&argv, "[%s]:%d", cfg->hostname, cfg->port);
+		/* user@host:port is not a destination ssh takes; its URI is. */
+		if (strchr(dest, ':') != NULL && dest[0] != '[' && strncmp(dest, "ssh://", 6) != 0)
+			strv_pushf(&argv, "ssh://%s", dest);
+		else
+			strv_push(&argv, dest);
+		out = strv_join_quoted(&argv);
 		strv_free(&argv);
-		out = q;
+		free(spec);
 	}
 	proxycmd_tokens_free(&store);
 	return out;
@@ -474,12 +483,62 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	}
 	if (s->nconns == 0)
 		session_open_standard(s, o);
+	if (s->route == ROUTE_STANDARD && d.grow && have_cfg && o->sftp_direct == NULL) {
+		s->grow_cfg = xmalloc(sizeof(cfg));
+		*s->grow_cfg = cfg;
+		have_cfg = false;	/* now owned by the session */
+	}
 	free(proxy);
 	free(direct);
 	if (in.ssm)
 		proxycmd_ssm_free(&ssm);
 	if (have_cfg)
 		sshcfg_free(&cfg);
+}
+
+bool
+session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
+{
+	struct route_input in = { .cfg = s->grow_cfg, .bytes = bytes };
+	struct route_decision d;
+	struct session extra = { 0 };
+	int n = 0;
+
+	if (s->grow_cfg == NULL)
+		return false;
+	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	route_decide(&in, &d);
+	if (d.kind != ROUTE_FRESH) {
+		log_verbose("route stays standard: %s", d.reason);
+		goto done;
+	}
+	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
+	/* The ssh connection is one of them already. */
+	n = session_open_bypass(&extra, o, s->grow_cfg, NULL, NULL,
+	    o->compress || s->grow_cfg->compression, d.connections - 1);
+	if (n > 0) {
+		s->conns = xrealloc(s->conns, (size_t)(s->nconns + n) * sizeof(*s->conns));
+		s->ssh = xrealloc(s->ssh, (size_t)(s->nconns + n) * sizeof(*s->ssh));
+		s->proxy_pids = xrealloc(s->proxy_pids, (size_t)(s->nconns + n) * sizeof(pid_t));
+		s->ssh[0] = NULL;
+		s->proxy_pids[0] = 0;
+		for (int i = 0; i < n; i++) {
+			s->conns[s->nconns + i] = extra.conns[i];
+			s->ssh[s->nconns + i] = extra.ssh[i];
+			s->proxy_pids[s->nconns + i] = extra.proxy_pids[i];
+		}
+		s->nconns += n;
+		s->route = ROUTE_FRESH;
+		s->chunk_size = SESSION_CHUNK_FAST;
+		free(extra.conns);
+		free(extra.ssh);
+		free(extra.proxy_pids);
+	}
+done:
+	sshcfg_free(s->grow_cfg);
+	free(s->grow_cfg);
+	s->grow_cfg = NULL;
+	return n > 0;
 }
 
 int
@@ -494,6 +553,10 @@ session_close(struct session *s)
 			sshconn_close(s->ssh[i]);
 		if (s->proxy_pids)
 			session_reap(s->proxy_pids[i]);
+	}
+	if (s->grow_cfg) {
+		sshcfg_free(s->grow_cfg);
+		free(s->grow_cfg);
 	}
 	free(s->conns);
 	free(s->ssh);

@@ -28,6 +28,7 @@ struct session {
 	int nconns;
 	uint64_t chunk_size;		/* how the engine splits big files */
 	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
+	struct sshcfg *grow_cfg;	/* set while the route may still add connections */
 };
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
@@ -35,6 +36,10 @@ struct session {
  * NULL).  Exits 255 like scp when even the standard route cannot start. */
 void session_open(struct session *s, const struct fscp_opts *o, const char *host,
     const char *user, int port, long long bytes, const char *sample);
+/* The listing is done and bytes are queued: when the route said so, add
+ * fresh connections now that it is known they pay.  Returns true when the
+ * connection set changed (s->conns / s->nconns). */
+bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes);
 /* Close everything; returns the number of ssh processes / sessions that
  * ended badly (scp counts a failing ssh as an error). */
 int session_close(struct session *s);

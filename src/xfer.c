@@ -183,15 +183,13 @@ xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp
 	x->ndirs++;
 }
 
-/* Queue a file as one task, or as chunks when several connections can
- * share it. */
+/* Plan a file; its tasks are made when the run starts, once it is known
+ * how many connections will share it. */
 static void
 xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *remote,
     uint64_t size, uint32_t perm, uint32_t atime, uint32_t mtime)
 {
 	struct xfer_file *f = xcalloc(1, sizeof(*f));
-	uint64_t chunk = x->p.chunk_size;
-	size_t n = 1;
 
 	f->dir = dir;
 	f->local = xstrdup(local);
@@ -202,6 +200,17 @@ xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *r
 	f->atime = atime;
 	f->mtime = mtime;
 	f->fd = -1;
+	xfer_add_file(x, f);
+}
+
+/* Queue a file as one task, or as pieces when several connections can
+ * share it; pieces after the first wait until the first has opened it. */
+static void
+xfer_queue_file(struct xfer *x, struct xfer_file *f)
+{
+	uint64_t chunk = x->p.chunk_size, size = f->size;
+	size_t n = 1;
+
 	if (x->nconns > 1 && chunk > 0 && size > chunk) {
 		uint64_t even = (size + (uint64_t)x->nconns * XFER_PIECES_PER_CONN - 1) /
 		    ((uint64_t)x->nconns * XFER_PIECES_PER_CONN);
@@ -213,7 +222,6 @@ xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *r
 		chunk = size;
 	}
 	atomic_init(&f->chunks_left, (int)n);
-	xfer_add_file(x, f);
 
 	struct xfer_task *first = NULL, **link = &f->rest;
 	for (size_t i = 0; i < n; i++) {
@@ -232,7 +240,6 @@ xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *r
 			link = &t->next;
 		}
 	}
-	pthread_mutex_lock(&x->lock);
 	if (n > 1)
 		x->unreleased++;
 	first->next = NULL;
@@ -241,7 +248,6 @@ xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *r
 	else
 		x->head = first;
 	x->tail = first;
-	pthread_mutex_unlock(&x->lock);
 }
 
 /* Chunk 0 is open (or failed): let the other chunks go, or drop them. */
@@ -850,12 +856,33 @@ xfer_fix_dirs(struct xfer *x)
 	}
 }
 
+uint64_t
+xfer_planned_bytes(const struct xfer *x)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < x->nfiles; i++)
+		sum += x->files[i]->size;
+	return sum;
+}
+
+void
+xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size)
+{
+	x->conns = conns;
+	x->nconns = nconns;
+	x->p.chunk_size = chunk_size;
+}
+
 int
 xfer_run(struct xfer *x)
 {
 	struct worker *ws = xcalloc((size_t)x->nconns, sizeof(*ws));
 	pthread_t *tids = xcalloc((size_t)x->nconns, sizeof(*tids));
 	int rc = 0;
+
+	for (size_t i = 0; i < x->nfiles; i++)
+		xfer_queue_file(x, x->files[i]);
 
 	for (int i = 0; i < x->nconns; i++) {
 		struct worker *w = &ws[i];
@@ -895,9 +922,6 @@ xfer_run(struct xfer *x)
 	if (x->dead)
 		return -1;
 	xfer_progress(x);
-	for (size_t i = 0; i < x->nfiles; i++)
-		if (atomic_load(&x->files[i]->failed))
-			rc = 0; /* already reported and counted */
 	xfer_fix_dirs(x);
 	xfer_forget_files(x);
 	return rc;

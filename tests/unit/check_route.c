@@ -65,9 +65,15 @@ static const struct row {
 	{ "plain small", &cfg_plain, NULL, NO, NO, 10 * KiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_STANDARD, 1, "no ControlMaster or SSM proxy" },
 	{ "plain huge", &cfg_plain, NULL, NO, NO, 10 * GiB, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_STANDARD, 1, "no ControlMaster or SSM proxy" },
-	{ "plain forced bypass", &cfg_plain, NULL, NO, NO, 10 * GiB, 0,
-	  ROUTE_FORCE_BYPASS, NO, ROUTE_STANDARD, 1, "no ControlMaster" },
+	  ROUTE_FRESH, 4, "no ControlMaster or SSM proxy; 10.0 GiB to move: 4 fresh connections" },
+	{ "plain just below big", &cfg_plain, NULL, NO, NO, 64 * MiB - 1, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "no ControlMaster or SSM proxy" },
+	{ "plain big threshold", &cfg_plain, NULL, NO, NO, 64 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "64.0 MiB to move" },
+	{ "plain unknown size", &cfg_plain, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "size unknown until listed" },
+	{ "plain forced bypass", &cfg_plain, NULL, NO, NO, 10 * KiB, 0,
+	  ROUTE_FORCE_BYPASS, NO, ROUTE_FRESH, 4, "(forced)" },
 	{ "cm live big", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_FRESH, 4,
 	  "ControlMaster socket /root/.ssh/cm-x is live; 1.0 GiB to move; 4 connections" },
@@ -170,6 +176,9 @@ START_TEST(decide_table)
 	    route_name(d.kind), d.reason);
 	ck_assert_msg(d.connections == r->conns, "%s: got %d connections (%s)",
 	    r->name, d.connections, d.reason);
+	ck_assert_msg(d.grow == (r->kind == ROUTE_STANDARD && r->bytes < 0 &&
+	    r->cfg != NULL && !r->special && r->force == ROUTE_FORCE_AUTO &&
+	    !in.ssm && !(r->master_live)), "%s: grow %d", r->name, d.grow);
 	ck_assert_msg(strstr(d.reason, r->reason_has) != NULL,
 	    "%s: reason \"%s\" lacks \"%s\"", r->name, d.reason, r->reason_has);
 	if (r->cfg != NULL)
