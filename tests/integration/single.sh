@@ -43,7 +43,6 @@ fscp_compare --name "upload onto name with leading dash" --setup setup --expect-
 fscp_compare --name "upload with -- and a dash source" --setup setup --expect-rc 0 -- -- src/-dash fscp-test:dst/
 fscp_compare --name "upload to home (fscp-test:)" --setup setup --expect-rc 0 -- src/small.txt fscp-test:
 fscp_compare --name "upload ./a:b (local operand with colon)" --setup setup_colon --expect-rc 0 -- ./a:b fscp-test:dst/
-fscp_compare --name "local copy a:b is remote host 'a'" --setup setup_colon --no-stderr -- a:b dst/
 
 fscp_compare --name "download file into dir" --setup setup --expect-rc 0 -- fscp-test:src/small.txt dst
 fscp_compare --name "download file into ." --setup setup --expect-rc 0 -- fscp-test:src/small.txt .

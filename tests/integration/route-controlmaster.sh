@@ -1,0 +1,109 @@
+#!/bin/bash
+# The `fresh` route around a live ControlMaster, against a real `ssh -M`
+# master and the test sshd: fscp -v names the route and the socket, its copy
+# matches scp's (contents, modes, -p times, exit status), and sshd's log shows
+# new logins for fscp where scp only opens a mux session on the master.  A
+# small copy stays on the master; a dead socket file is not taken as a master.
+# Exit 0 pass, 1 fail, 99 cannot run.
+. "$(dirname "$0")/route-lib.sh"
+fscp_test_init
+
+# A host entry with ControlPath, as users write it (ControlMaster no, so only
+# the master the test starts owns the socket).
+cat >>"$SSH_CONFIG" <<EOF
+
+Host cm-test
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+	User root
+	IdentityFile $SSHD_DIR/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $SSHD_DIR/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	BatchMode yes
+	LogLevel ERROR
+	ControlMaster no
+	ControlPath $FSCP_WORK/cm-%C
+	ControlPersist no
+EOF
+SOCK=$(ssh -F "$SSH_CONFIG" -G cm-test | awk '$1 == "controlpath" { print $2 }')
+[ -n "$SOCK" ] || fscp_hard_error "ssh -G shows no ControlPath for cm-test"
+
+MASTER_PID=
+route_cm_cleanup() {
+	if [ -n "$MASTER_PID" ]; then kill "$MASTER_PID" 2>/dev/null; fi
+	fscp__cleanup
+}
+trap route_cm_cleanup EXIT
+
+ssh -F "$SSH_CONFIG" -o ControlMaster=yes -fN cm-test </dev/null ||
+	fscp_hard_error "cannot start the ControlMaster (ssh -M -fN cm-test)"
+MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check cm-test 2>&1 | sed -nE 's/.*pid=([0-9]+).*/\1/p')
+[ -n "$MASTER_PID" ] && [ -S "$SOCK" ] || fscp_hard_error "master is not running on $SOCK"
+echo "master pid $MASTER_PID on $SOCK"
+
+BIG=$((16 << 20))
+SMALL=$((100 << 10))
+setup() {
+	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+	fscp_put_file src/big.bin "$BIG" 0640
+	fscp_put_file "$SSHD_HOME/src/big.bin" "$BIG" 0604
+	fscp_put_file src/small.bin "$SMALL" 0600
+	fscp_put_file "$SSHD_HOME/src/small.bin" "$SMALL" 0600
+	fscp_set_times src "$SSHD_HOME/src"
+}
+sockre=$(printf '%s' "$SOCK" | sed 's/[][\.*^$/]/\\&/g')
+
+# fresh: both directions, with and without -p.
+fresh_case() {	# name, then fscp_compare options and args
+	local name=$1
+	shift
+	route_compare --name "$name" "$@"
+	route_expect "$name" fresh "ControlMaster socket $sockre is live"
+	route_check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
+		test "$ROUTE_LOGINS_scp" -eq 0
+	route_check "$name" "fscp made new connections (got $ROUTE_LOGINS_fscp logins)" \
+		test "$ROUTE_LOGINS_fscp" -ge 1
+	local ready
+	ready=$(route_ready)
+	route_check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
+}
+fresh_case "fresh: upload 16 MiB" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
+fresh_case "fresh: download 16 MiB" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
+fresh_case "fresh: upload 16 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/big.bin cm-test:dst/
+fresh_case "fresh: download 16 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
+fresh_case "fresh: upload -r -p (16 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
+
+# A small upload is cheaper on the master than a handshake.
+name="small upload stays on the master"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin cm-test:dst/
+route_expect "$name" standard "ControlMaster socket $sockre is live.*stays on the live master"
+route_check "$name" "no new login for scp ($ROUTE_LOGINS_scp) or fscp ($ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_scp" -eq 0 -a "$ROUTE_LOGINS_fscp" -eq 0
+
+# FSCP_ROUTE=standard: no bypass even for a big copy, through the master.
+name="FSCP_ROUTE=standard keeps a big copy on the master"
+export FSCP_ROUTE=standard
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
+unset FSCP_ROUTE
+route_expect "$name" standard "forced to standard"
+route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
+
+# The master dies without removing its socket: a stale file is no master.
+kill -9 "$MASTER_PID"
+n=0
+while kill -0 "$MASTER_PID" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+MASTER_PID=
+[ -S "$SOCK" ] || fscp_hard_error "the killed master removed its socket $SOCK"
+name="dead master socket is not fresh"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
+route_expect "$name" standard "ControlPath $sockre has no live master"
+route_check "$name" "scp ($ROUTE_LOGINS_scp) and fscp ($ROUTE_LOGINS_fscp) log in anew" \
+	test "$ROUTE_LOGINS_scp" -ge 1 -a "$ROUTE_LOGINS_fscp" -ge 1
+name="dead master socket, download"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
+route_check "$name" "route is not fresh ($(route_line))" \
+	eval '! route_line | grep -qE "route fresh: .*ControlMaster"'
+
+fscp_test_done

@@ -1,0 +1,141 @@
+# shellcheck shell=bash
+# Shared by the route-*.sh tests (not a test itself): compare.sh plus what a
+# route test needs on top of it.
+#
+#   route_compare [fscp_compare options] -- ARGS...
+#       fscp_compare, and per side the program's stderr and how many sshd
+#       logins ("Accepted publickey" in sshd.log) and SSM sessions (lines in
+#       $FSCP_SSM_SIM_LOG) it caused.  Pass -v in ARGS to see fscp's route.
+#       Afterwards: ROUTE_ERR_scp / ROUTE_ERR_fscp (stderr files),
+#       ROUTE_LOGINS_scp / _fscp, ROUTE_SSM_scp / _fscp.
+#   route_expect NAME ROUTE [ERE]    fscp's -v line says `route ROUTE: ...`
+#       and its reason matches ERE (grep -E); a miss counts as a failure.
+#   route_check NAME COND-DESCRIPTION TEST...   run TEST (a command); a
+#       non-zero status counts as a failure, reported with the description.
+#
+# The Makefile runs tests from the build directory: FSCP defaults to
+# ./src/fscp there, srcdir to the source tree this file is in.
+
+ROUTE_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/lib/compare.sh
+. "$ROUTE_LIB_DIR/../lib/compare.sh"
+: "${srcdir:=$(cd "$ROUTE_LIB_DIR/../.." && pwd)}"
+if [ -z "${FSCP:-}" ] && [ -x ./src/fscp ]; then
+	FSCP=$PWD/src/fscp
+fi
+export FSCP srcdir
+
+# Counters, read before (in the setup hook) and after (in the post hook) each
+# side's program.
+route__logins() {
+	grep -c "Accepted publickey" "$SSHD_DIR/sshd.log" 2>/dev/null || true
+}
+route__ssm() {
+	if [ -n "${FSCP_SSM_SIM_LOG:-}" ] && [ -f "$FSCP_SSM_SIM_LOG" ]; then
+		wc -l <"$FSCP_SSM_SIM_LOG"
+	else
+		echo 0
+	fi
+}
+# The side being run: fscp__run_side makes run/<side> first, scp's before fscp's.
+route__side() {
+	if [ -d "$FSCP_WORK/run/fscp" ]; then echo fscp; else echo scp; fi
+}
+route__setup() {
+	if [ -n "$ROUTE_USER_SETUP" ]; then "$ROUTE_USER_SETUP" || return 1; fi
+	local side
+	side=$(route__side)
+	route__logins >"$FSCP_WORK/ev.$side.logins0"
+	route__ssm >"$FSCP_WORK/ev.$side.ssm0"
+}
+route__post() {
+	local side
+	side=$(route__side)
+	# ssh's mux and proxy children may log a moment after scp exits.
+	sleep 0.2
+	route__logins >"$FSCP_WORK/ev.$side.logins1"
+	route__ssm >"$FSCP_WORK/ev.$side.ssm1"
+	tr -d '\r' <"$FSCP_WORK/run/$side/stderr" >"$FSCP_WORK/ev.$side.stderr"
+	if [ -n "$ROUTE_USER_POST" ]; then "$ROUTE_USER_POST" || return 1; fi
+}
+
+route_compare() {
+	local args=()
+	ROUTE_USER_SETUP="" ROUTE_USER_POST="" ROUTE_NAME=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--setup) ROUTE_USER_SETUP=$2; shift 2 ;;
+		--post) ROUTE_USER_POST=$2; shift 2 ;;
+		--name) ROUTE_NAME=$2; args+=("$1" "$2"); shift 2 ;;
+		--) break ;;
+		*) args+=("$1"); shift ;;
+		esac
+	done
+	rm -f "$FSCP_WORK"/ev.*
+	fscp_compare --setup route__setup --post route__post "${args[@]}" "$@"
+	local side
+	for side in scp fscp; do
+		printf -v "ROUTE_ERR_$side" '%s' "$FSCP_WORK/ev.$side.stderr"
+		printf -v "ROUTE_LOGINS_$side" '%s' \
+			$(($(cat "$FSCP_WORK/ev.$side.logins1") - $(cat "$FSCP_WORK/ev.$side.logins0")))
+		printf -v "ROUTE_SSM_$side" '%s' \
+			$(($(cat "$FSCP_WORK/ev.$side.ssm1") - $(cat "$FSCP_WORK/ev.$side.ssm0")))
+	done
+	echo "  logins: scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp; SSM sessions: scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp"
+	echo "  fscp: $(grep -E '^[^ :]+: (route|bypass failed|[0-9]+ of [0-9]+ connections)' "$ROUTE_ERR_fscp" | tr '\n' '|')"
+}
+
+route__fail() {
+	FSCP_FAILS=$((FSCP_FAILS + 1))
+	FSCP_FAILED_NAMES+="  $1"$'\n'
+	echo "FAIL: $1"
+}
+
+# The reason text of fscp's route line (the program is run as "scp").
+route_line() {
+	grep -E '^[^ :]+: route [a-z-]+: ' "${1:-$ROUTE_ERR_fscp}" | head -1
+}
+
+route_expect() {
+	local name=$1 route=$2 ere=${3:-} line
+	line=$(route_line)
+	if [ -z "$line" ]; then
+		route__fail "$name: no route line in fscp -v output"
+		sed 's/^/    /' "$ROUTE_ERR_fscp" | head -20
+		return 1
+	fi
+	if ! printf '%s\n' "$line" | grep -qE "^[^ :]+: route $route: "; then
+		route__fail "$name: route is not $route"
+		echo "    $line"
+		return 1
+	fi
+	if [ -n "$ere" ] && ! printf '%s\n' "$line" | grep -qE -- "$ere"; then
+		route__fail "$name: route reason does not match /$ere/"
+		echo "    $line"
+		return 1
+	fi
+	FSCP_PASSES=$((FSCP_PASSES + 1))
+	echo "PASS: $name: $line"
+}
+
+route_check() {
+	local name=$1 desc=$2
+	shift 2
+	if "$@"; then
+		FSCP_PASSES=$((FSCP_PASSES + 1))
+		echo "PASS: $name: $desc"
+	else
+		route__fail "$name: $desc"
+		return 1
+	fi
+}
+
+# The number N in fscp's "route ...: ... N SSM sessions" / "N connections".
+route_count_in_line() {
+	route_line | sed -nE 's/.* ([0-9]+) (SSM sessions|connections?)([^0-9].*)?$/\1/p' | head -1
+}
+
+# The "N of M connections ready" line: prints "N M".
+route_ready() {
+	sed -nE 's/^[^ :]+: ([0-9]+) of ([0-9]+) connections ready in .*/\1 \2/p' "$ROUTE_ERR_fscp" | head -1
+}
