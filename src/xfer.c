@@ -718,10 +718,12 @@ worker_run(struct worker *w)
 		while (w->inflight < w->max_inflight && sent) {
 			sent = false;
 			for (size_t i = 0; i < w->nactive && w->inflight < w->max_inflight; i++) {
-				while (w->inflight < w->max_inflight && task_step(w, w->active[i]))
+				while (w->inflight < w->max_inflight && task_step(w, w->active[i])) {
 					sent = true;
-				if (w->c->out.len >= XFER_FLUSH_BYTES && sftp_flush(w->c) != 0)
-					return -1;
+					/* Write as we go: queued WRITE data is memory. */
+					if (w->c->out.len >= XFER_FLUSH_BYTES && sftp_flush(w->c) != 0)
+						return -1;
+				}
 			}
 			if (!sent && w->nactive < w->max_active &&
 			    w->inflight_bytes + worker_pending(w) < w->max_inflight_bytes) {
