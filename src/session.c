@@ -26,7 +26,7 @@
  * so small pieces keep all of them busy to the end. */
 #define SESSION_CHUNK_SSM	(256ull << 10)
 #define SESSION_SSM_INFLIGHT	(512ull << 10)
-#define SESSION_CHUNK_FAST	(16ull << 20)
+#define SESSION_CHUNK_FAST	(4ull << 20)
 /* A direct route to an SSM instance is probed with this connect timeout. */
 #define SESSION_PROBE_TIMEOUT	3
 

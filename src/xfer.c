@@ -19,14 +19,17 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define XFER_DEFAULT_NREQUESTS 64
+/* Requests in flight per connection.  Data requests are held to
+ * max_inflight_bytes; the count matters for the small OPEN/WRITE/CLOSE
+ * trains of many small files.  -X nrequests= sets it as in scp. */
+#define XFER_DEFAULT_NREQUESTS 1024
 /* Payload in flight per connection: a 50 ms round trip at ~300 MB/s. */
 #define XFER_DEFAULT_INFLIGHT_BYTES (16u << 20)
 /* Each connection gets several pieces of a big file, so all finish together. */
 #define XFER_PIECES_PER_CONN 4
 /* Files open at once per connection: enough to hide the round trips of
  * OPEN and CLOSE behind each other when copying many small files. */
-#define XFER_MAX_ACTIVE 128
+#define XFER_MAX_ACTIVE 256
 /* Slots for matching reply ids to requests (a power of two). */
 #define XFER_REQ_SLOTS 4096
 /* Flush queued WRITE data at this size so memory stays small. */
@@ -516,10 +519,11 @@ task_step(struct worker *w, struct xfer_task *t)
 		t->next_off += len;
 		return true;
 	}
-	/* All data requested.  A lone upload chunk can close right behind its
-	 * writes (the server handles one session's requests in order); others
-	 * wait for their replies so the last chunk knows it is last. */
-	if ((t->f->dir == XFER_UP && t->only) || t->outstanding == 0) {
+	/* All data requested.  The server answers one session's requests in
+	 * order, so a download, or a lone upload chunk, can close right behind
+	 * its READs or WRITEs and save a round trip per file.  Other upload
+	 * chunks wait for their replies, so the last one knows it is last. */
+	if (t->f->dir == XFER_DOWN || t->only || t->outstanding == 0) {
 		send_close(w, t);
 		return true;
 	}
@@ -611,9 +615,17 @@ on_data(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
 	atomic_fetch_add(&f->done, rep->data_len);
 	atomic_fetch_add(&w->x->bytes, rep->data_len);
 	bwlimit_account(w->x->p.bw, rep->data_len);
-	/* Servers may return less than asked: ask again for the rest. */
-	if (rep->data_len < rq->len && !t->eof && !atomic_load(&f->failed))
-		send_read(w, t, rq->off + rep->data_len, rq->len - rep->data_len);
+	/* Servers may return less than asked: ask again for the rest, unless
+	 * the handle is already closed behind the last READ; then the file
+	 * changed under us (regular files are read in full up to EOF). */
+	if (rep->data_len < rq->len && !t->eof && !atomic_load(&f->failed)) {
+		if (t->state == T_CLOSING) {
+			log_error("read remote \"%s\": file changed during the copy", f->remote);
+			xfer_file_error(f);
+		} else {
+			send_read(w, t, rq->off + rep->data_len, rq->len - rep->data_len);
+		}
+	}
 }
 
 static void
