@@ -15,6 +15,7 @@ import statistics
 import sys
 
 RSS_GOAL_MIB = 64
+WHY = {"FAIL": "checksum mismatch", "ERR": "exit status", "TIMEOUT": "timeout"}
 
 
 def load(path):
@@ -88,7 +89,7 @@ def summarize(rows):
         rss = max(r["kib"] for r in runs) / 1024.0
         goal = float(runs[0]["goal"]) if runs[0]["goal"] else None
         if bad:
-            met = "FAIL (%s)" % ", ".join(sorted(set(bad)))
+            met = "FAIL (%s)" % ", ".join(sorted(set(WHY[b] for b in bad)))
         elif goal is None:
             met = "-"
         elif speed is None:
@@ -101,7 +102,7 @@ def summarize(rows):
                 why.append("RSS")
             met = "yes" if not why else "no (%s)" % ", ".join(why)
         if sbad:
-            met += "; scp %s" % ", ".join(sorted(set(sbad)))
+            met += "; scp FAIL (%s)" % ", ".join(sorted(set(WHY[b] for b in sbad)))
         goal_txt = "-"
         if goal is not None:
             goal_txt = ">= %gx" % goal
@@ -167,12 +168,12 @@ def footnotes(rows, notes):
 
 
 def svg_plot(rows, title, path):
-    data = [o for o in rows if o["speed"] is not None]
+    data = rows
     bar_h, gap, left, right, top = 18, 6, 330, 40, 50
     width = left + 480 + right
     height = top + len(data) * (bar_h + gap) + 50
     lo, hi = 0.25, 2.0
-    for o in data:
+    for o in (o for o in data if o["speed"] is not None):
         hi = max(hi, o["speed"] * 1.3, (o["goal"] or 0) * 1.3)
         lo = min(lo, o["speed"] / 1.3)
     l_lo, l_hi = math.log10(lo), math.log10(hi)
@@ -199,6 +200,14 @@ def svg_plot(rows, title, path):
                  % (x(t), y_end + 14, t))
     for i, o in enumerate(data):
         y = top + i * (bar_h + gap)
+        label = "%s, %s%s" % (o["scenario"], o["direction"],
+                              "" if o["tool"] == "fscp" else " [%s]" % o["tool"])
+        e.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                 % (left - 6, y + bar_h - 5, esc(label)))
+        if o["speed"] is None:  # every run failed: no bar, say so
+            e.append('<text x="%.1f" y="%d" fill="#d62728" font-weight="bold">%s</text>'
+                     % (x(1) + 4, y + bar_h - 5, esc(o["met"])))
+            continue
         if o["met"].startswith("FAIL"):
             col = "#d62728"
         elif o["tool"] != "fscp":
@@ -211,10 +220,6 @@ def svg_plot(rows, title, path):
         x1 = x(max(lo, o["speed"]))
         if x1 < x0:
             x0, x1 = x1, x0
-        label = "%s, %s%s" % (o["scenario"], o["direction"],
-                              "" if o["tool"] == "fscp" else " [%s]" % o["tool"])
-        e.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
-                 % (left - 6, y + bar_h - 5, esc(label)))
         e.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>'
                  % (x0, y, max(1.0, x1 - x0), bar_h, col))
         e.append('<text x="%.1f" y="%d">%.2fx</text>'
