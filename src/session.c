@@ -29,6 +29,8 @@
 #define SESSION_CHUNK_FAST	(4ull << 20)
 /* A direct route to an SSM instance is probed with this connect timeout. */
 #define SESSION_PROBE_TIMEOUT	3
+/* Smallest copy for which a direct route to an SSM instance is looked for. */
+#define SESSION_SSM_DIRECT_MIN_BYTES	(1ll << 20)
 
 /* A ControlMaster is live when its socket accepts a connection. */
 static bool
@@ -423,9 +425,10 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		const char *whyp = NULL;
 		char *addr = NULL;
 
-		/* Looking for a direct path costs a CLI call and a probe:
-		 * worth it only for a copy that SSM would make slow. */
-		if (bytes >= 0 && bytes < ROUTE_FRESH_MIN_BYTES)
+		/* Looking for a direct path costs a CLI call and a probe (about
+		 * what SSM takes for 1 MiB); a direct path saves the SSM start
+		 * (1-3 s) on top of the transfer, so most copies gain. */
+		if (bytes >= 0 && bytes < SESSION_SSM_DIRECT_MIN_BYTES)
 			whyp = "copy too small to look for a direct route";
 		else
 			addr = session_ssm_address(&ssm, cfg.hostname, &whyp);
