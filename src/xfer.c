@@ -1294,7 +1294,11 @@ xfer_download(struct xfer *x, const char *src, const char *dst)
 		if (S_ISDIR(a.perm) && x->p.recursive) {
 			(void)download_dir(x, m, abs_dst, &a, 0);
 		} else if (!S_ISREG(a.perm)) {
-			log_error("download %s: not a regular file", m);
+			/* scp globs with GLOB_MARK: a directory shows a '/'. */
+			size_t ml = strlen(m);
+
+			log_error("download %s%s: not a regular file", m,
+			    S_ISDIR(a.perm) && ml > 0 && m[ml - 1] != '/' ? "/" : "");
 		} else {
 			download_enqueue(x, m, abs_dst, &a);
 		}
