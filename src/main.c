@@ -296,6 +296,15 @@ needs_scp(const struct fscp_opts *o, const char **why)
 	return false;
 }
 
+/* scp's killchild(): an interrupted copy exits 1.  Our ssh and proxy
+ * children see their socket close and end on their own. */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	_exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -309,6 +318,9 @@ main(int argc, char **argv)
 	progress_locale_init();
 	/* Broken pipes become errors we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 
 	st = args_parse(argc, argv, &o);
 	if (st == ARGS_FATAL) {
