@@ -1027,8 +1027,14 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 			return -1;
 		}
 	}
+	/* scp names the files of a tree by the canonical target path. */
+	char *canon = NULL;
+
+	if (depth == 0 && sftp_realpath(x->conns[0], dst, &canon) == SSH_FX_OK)
+		dst = canon;
 	if ((d = opendir(src)) == NULL) {
 		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
+		free(canon);
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -1050,8 +1056,10 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 			 * dangling links fail (bz3611, fixed only in 9.5). */
 			if (stat(nsrc, &est) == -1) {
 				log_error("open local \"%s\": %s", nsrc, strerror(errno));
-				ret = -1;
-			} else if (upload_file(x, nsrc, ndst, &est) != 0) {
+				est.st_mode = 0;
+			}
+			if (est.st_mode == 0 || upload_file(x, nsrc, ndst, &est) != 0) {
+				log_error("upload \"%s\" to \"%s\" failed", nsrc, ndst);
 				ret = -1;
 			}
 		} else if (S_ISREG(est.st_mode)) {
@@ -1071,6 +1079,7 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 		a.mtime = (uint32_t)st->st_mtime;
 	}
 	xfer_add_dirfix(x, true, dst, &a);
+	free(canon);
 	return ret;
 }
 
@@ -1141,10 +1150,16 @@ download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp
 		log_error("Maximum directory depth exceeded: %d levels", depth);
 		return -1;
 	}
+	/* scp's download_dir() works on the canonical source path. */
+	char *canon = NULL;
+
+	if (depth == 0 && sftp_realpath(x->conns[0], src, &canon) == SSH_FX_OK)
+		src = canon;
 	if (da->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
 		mode = da->perm & 01777;
 	if (mkdir(dst, mode) == -1 && errno != EEXIST) {
 		log_error("mkdir %s: %s", dst, strerror(errno));
+		free(canon);
 		return -1;
 	}
 	st = sftp_readdir_all(x->conns[0], src, &ents, &n);
@@ -1154,6 +1169,7 @@ download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp
 		log_error("%s: server sent an invalid file name", src);
 	else if (st != SSH_FX_OK) {
 		log_error("%s: Failed to get directory contents", src);
+		free(canon);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -1174,7 +1190,11 @@ download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp
 			if (st == SSH_FX_OK && S_ISREG(la.perm)) {
 				download_enqueue(x, nsrc, ndst, &la);
 			} else {
-				log_error("download \"%s\": not a regular file", nsrc);
+				if (st != SSH_FX_OK)
+					log_error("stat remote: %s", sftp_status_text((uint32_t)st));
+				else
+					log_error("download %s: not a regular file", nsrc);
+				log_error("Download of file %s to %s failed", nsrc, ndst);
 				ret = -1;
 			}
 		} else {
@@ -1186,6 +1206,7 @@ download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp
 	sftp_dirents_free(ents, n);
 	if (x->p.preserve && (da->flags & SSH_FILEXFER_ATTR_ACMODTIME))
 		xfer_add_dirfix(x, false, dst, da);
+	free(canon);
 	return ret;
 }
 
