@@ -5,6 +5,8 @@
 # new logins for fscp where scp only opens a mux session on the master.  A
 # small copy stays on the master; a dead socket file is not taken as a master.
 # Exit 0 pass, 1 fail, 99 cannot run.
+# make check may start this with /bin/sh: continue in bash.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 . "$(dirname "$0")/route-lib.sh"
 fscp_test_init
 
@@ -43,7 +45,9 @@ MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check cm-test 2>&1 | sed -nE 's/.*pid=([0-9
 [ -n "$MASTER_PID" ] && [ -S "$SOCK" ] || fscp_hard_error "master is not running on $SOCK"
 echo "master pid $MASTER_PID on $SOCK"
 
-BIG=$((16 << 20))
+# Above the 8 MiB from which a bypass pays (route.h ROUTE_FRESH_MIN_BYTES),
+# small enough to keep the test quick on a loaded machine.
+BIG=$((9 << 20))
 SMALL=$((100 << 10))
 setup() {
 	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
@@ -69,11 +73,10 @@ fresh_case() {	# name, then fscp_compare options and args
 	ready=$(route_ready)
 	route_check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
 }
-fresh_case "fresh: upload 16 MiB" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
-fresh_case "fresh: download 16 MiB" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
-fresh_case "fresh: upload 16 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/big.bin cm-test:dst/
-fresh_case "fresh: download 16 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
-fresh_case "fresh: upload -r -p (16 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
+fresh_case "fresh: upload 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
+fresh_case "fresh: download 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
+fresh_case "fresh: upload -r -p (9 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
+fresh_case "fresh: download 9 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
 
 # A small upload is cheaper on the master than a handshake.
 name="small upload stays on the master"
@@ -101,9 +104,4 @@ route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/b
 route_expect "$name" standard "ControlPath $sockre has no live master"
 route_check "$name" "scp ($ROUTE_LOGINS_scp) and fscp ($ROUTE_LOGINS_fscp) log in anew" \
 	test "$ROUTE_LOGINS_scp" -ge 1 -a "$ROUTE_LOGINS_fscp" -ge 1
-name="dead master socket, download"
-route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
-route_check "$name" "route is not fresh ($(route_line))" \
-	eval '! route_line | grep -qE "route fresh: .*ControlMaster"'
-
 fscp_test_done

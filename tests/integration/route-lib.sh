@@ -19,7 +19,9 @@
 ROUTE_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lib/compare.sh
 . "$ROUTE_LIB_DIR/../lib/compare.sh"
-: "${srcdir:=$(cd "$ROUTE_LIB_DIR/../.." && pwd)}"
+: "${srcdir:=$ROUTE_LIB_DIR/../..}"
+# Absolute: the comparisons run the programs from other directories.
+srcdir=$(cd "$srcdir" && pwd)
 if [ -z "${FSCP:-}" ] && [ -x ./src/fscp ]; then
 	FSCP=$PWD/src/fscp
 fi

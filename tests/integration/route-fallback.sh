@@ -1,0 +1,133 @@
+#!/bin/bash
+# Falling back from a bypass to the standard route, and never prompting:
+#   - the only working key is in an ssh-agent and the config says
+#     IdentitiesOnly yes with the key's .pub as IdentityFile: ssh logs in with
+#     the agent's key, the libssh bypass cannot (it skips the agent under
+#     IdentitiesOnly and has no private key file); a forced bypass must fail,
+#     say so under -v, fall back and copy exactly as scp does;
+#   - an unknown host key with StrictHostKeyChecking ask and BatchMode yes:
+#     scp and fscp refuse alike (same status, same messages), fscp never asks
+#     (no terminal, stdin /dev/null, time limit), whatever the route;
+#   - FSCP_ROUTE=standard never opens a libssh connection (one login only).
+# Exit 0 pass, 1 fail, 99 cannot run.
+
+# make check may start this with /bin/sh: continue in bash.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+# No controlling terminal for anything below: a prompt would have nowhere to
+# go but a hang or an error, never an answer.
+if [ -z "${ROUTE_FALLBACK_SETSID:-}" ] && command -v setsid >/dev/null; then
+	ROUTE_FALLBACK_SETSID=1 exec setsid -w bash "$0" "$@"
+fi
+. "$(dirname "$0")/route-lib.sh"
+FSCP_TIMEOUT=60
+fscp_test_init
+unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
+
+# The agent holds the only key sshd accepts for this login; on disk there is
+# only its public half.
+AGENT_PID=
+route_fb_cleanup() {
+	if [ -n "$AGENT_PID" ]; then kill "$AGENT_PID" 2>/dev/null; fi
+	fscp__cleanup
+}
+trap route_fb_cleanup EXIT
+eval "$(ssh-agent -s -a "$FSCP_WORK/agent.sock")" >/dev/null || fscp_hard_error "cannot start ssh-agent"
+AGENT_PID=$SSH_AGENT_PID
+export SSH_AUTH_SOCK
+mkdir -p "$FSCP_WORK/agentkey"
+ssh-keygen -q -t ed25519 -N '' -C fscp-agent-only -f "$FSCP_WORK/agentkey/id" >/dev/null ||
+	fscp_hard_error "ssh-keygen failed"
+ssh-add -q "$FSCP_WORK/agentkey/id" 2>/dev/null || fscp_hard_error "ssh-add failed"
+rm -f "$FSCP_WORK/agentkey/id"
+cat "$FSCP_WORK/agentkey/id.pub" >>"$SSHD_DIR/authorized_keys"
+: >"$FSCP_WORK/empty_known_hosts"
+
+cat >>"$SSH_CONFIG" <<EOF
+
+Host fb-agent
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+	User root
+	IdentityFile $FSCP_WORK/agentkey/id
+	IdentitiesOnly yes
+	UserKnownHostsFile $SSHD_DIR/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	BatchMode yes
+	LogLevel ERROR
+
+Host fb-unknown
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+	User root
+	IdentityFile $SSHD_DIR/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $FSCP_WORK/empty_known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking ask
+	BatchMode yes
+	LogLevel ERROR
+EOF
+ssh -F "$SSH_CONFIG" fb-agent true </dev/null ||
+	fscp_hard_error "ssh cannot log in with the agent's key (fb-agent)"
+
+MID=$((2 << 20))
+setup() {
+	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+	fscp_put_file src/mid.bin "$MID" 0640
+	fscp_put_file "$SSHD_HOME/src/mid.bin" "$MID" 0604
+	fscp_put_file src/small.txt 1000 0644
+	fscp_set_times src "$SSHD_HOME/src"
+}
+
+# 1. Authentication the bypass cannot do.
+export FSCP_ROUTE=bypass
+for dir in up down; do
+	if [ $dir = up ]; then args=(src/mid.bin fb-agent:dst/); else args=(fb-agent:src/mid.bin dst/); fi
+	name="bypass auth fails, falls back: $dir -p"
+	route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "${args[@]}"
+	route_expect "$name" fresh "forced"
+	route_check "$name" "fscp says the bypass failed and falls back" \
+		grep -qE "bypass failed: .*; falling back to the standard route" "$ROUTE_ERR_fscp"
+	route_check "$name" "one login each, the agent's (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+		test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
+done
+# Without -v the fallback is silent: the same output as scp's.
+name="bypass auth fails, falls back silently (stderr as scp's)"
+route_compare --name "$name" --setup setup --expect-rc 0 -- -r src fb-agent:dst/
+unset FSCP_ROUTE
+
+# 2. An unknown host key is refused, never asked about.
+for route in auto bypass; do
+	export FSCP_ROUTE=$route FSCP_CONNECTIONS=3
+	name="unknown host key, ask + BatchMode, FSCP_ROUTE=$route: upload refused"
+	route_compare --name "$name" --setup setup --expect-rc 255 -- src/mid.bin fb-unknown:dst/
+	name="unknown host key, ask + BatchMode, FSCP_ROUTE=$route: download refused"
+	route_compare --name "$name" --setup setup --expect-rc 255 -- fb-unknown:src/mid.bin dst/
+	name="unknown host key, FSCP_ROUTE=$route, -v: no prompt, no key added"
+	route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- -v src/small.txt fb-unknown:dst/
+	route_check "$name" "fscp printed no host key question" \
+		eval '! grep -qiE "continue connecting|yes/no" "$ROUTE_ERR_fscp"'
+	route_check "$name" "no login at all (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+		test "$ROUTE_LOGINS_scp" -eq 0 -a "$ROUTE_LOGINS_fscp" -eq 0
+	route_check "$name" "known_hosts still empty" test ! -s "$FSCP_WORK/empty_known_hosts"
+done
+unset FSCP_ROUTE FSCP_CONNECTIONS
+
+# 3. FSCP_ROUTE=standard: ssh only, even when more connections are asked for.
+export FSCP_ROUTE=standard FSCP_CONNECTIONS=4
+name="FSCP_ROUTE=standard: one ssh, no libssh"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
+route_expect "$name" standard "forced to standard"
+route_check "$name" "exactly one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
+route_check "$name" "no 'connections ready' line" test -z "$(route_ready)"
+# The contrast: the same copy with the bypass forced logs in 4 times.
+export FSCP_ROUTE=bypass
+name="FSCP_ROUTE=bypass FSCP_CONNECTIONS=4: four libssh logins"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
+route_expect "$name" fresh "4 fresh connections"
+route_check "$name" "four logins for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 4
+unset FSCP_ROUTE FSCP_CONNECTIONS
+
+fscp_test_done

@@ -1,0 +1,197 @@
+#!/bin/bash
+# The SSM routes against the fake `aws` CLI and the SSM data-channel
+# simulator (tests/tools), wired through a ProxyCommand as users write it:
+#   ssm-parallel  N SSM sessions (the simulator's log shows N), up and down;
+#   FSCP_SSM_DIRECT=off forces it even when a direct address exists;
+#   ssm-direct    describe-instances gives 127.0.0.1 (the test sshd), which
+#                 presents the instance's known key: no SSM session at all;
+#   wrong key     the direct address (127.0.0.2, a second sshd with another
+#                 host key) is refused and the copy still goes through SSM;
+#   unknown instance: scp and fscp fail alike.
+# Every copy is compared with scp's on the same input.
+# Exit 0 pass, 1 fail, 99 cannot run.
+# make check may start this with /bin/sh: continue in bash.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+. "$(dirname "$0")/route-lib.sh"
+fscp_test_init
+
+# The fake CLI from the source tree, the simulator from the build tree.
+PATH=$srcdir/tests/tools:$PATH
+: "${FSCP_SSM_SIM:=$PWD/tests/tools/ssm-sim}"
+[ -x "$FSCP_SSM_SIM" ] || fscp_hard_error "ssm-sim not built ($FSCP_SSM_SIM); run make or set FSCP_SSM_SIM"
+[ -x "$srcdir/tests/tools/aws" ] || fscp_hard_error "no fake aws in $srcdir/tests/tools"
+FSCP_SSM_SIM=$(cd "$(dirname "$FSCP_SSM_SIM")" && pwd)/$(basename "$FSCP_SSM_SIM")
+export PATH FSCP_SSM_SIM
+export AWS_DEFAULT_REGION=eu-west-1
+export FSCP_FAKE_AWS_INSTANCES=$FSCP_WORK/instances
+export FSCP_FAKE_AWS_LOG=$FSCP_WORK/aws.log
+export FSCP_SSM_SIM_LOG=$FSCP_WORK/ssm-sessions.log
+# A short session start-up, and 16 KiB per 2.4 ms message (~6.7 MiB/s per
+# session, 8x the real rate): the route depends on sizes only, not on the
+# rate, and the copies through one SSM session (scp's) stay short.
+export FSCP_SSM_SIM_SETUP_MS=300 FSCP_SSM_SIM_PAYLOAD=16384 FSCP_SSM_SIM_CYCLE_US=2400
+unset FSCP_SSM_DIRECT FSCP_ROUTE FSCP_CONNECTIONS
+: >"$FSCP_SSM_SIM_LOG"
+
+I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
+I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
+I_BAD=i-0123456789abcdef2	# private address 127.0.0.2: another sshd, another key
+I_NONE=i-0000000000000dead	# unknown to the fake CLI
+cat >"$FSCP_FAKE_AWS_INSTANCES" <<EOF
+# id                 sshd-host  sshd-port     private    public
+$I_PAR 127.0.0.1 $SSHD_PORT - -
+$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -
+$I_BAD 127.0.0.1 $SSHD_PORT 127.0.0.2 -
+EOF
+
+# As users write SSM hosts; the fake aws ignores portNumber (its registry
+# has the real port), and ssh checks the key under [i-...]:PORT.
+cat >>"$SSH_CONFIG" <<EOF
+
+Host i-* mi-*
+	Port $SSHD_PORT
+	User root
+	IdentityFile $SSHD_DIR/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $FSCP_WORK/ssm_known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	BatchMode yes
+	LogLevel ERROR
+	ProxyCommand sh -c "aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'"
+EOF
+KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
+for i in "$I_PAR" "$I_DIR" "$I_BAD" "$I_NONE"; do
+	echo "[$i]:$SSHD_PORT $KEY"
+done >"$FSCP_WORK/ssm_known_hosts"
+
+# The second sshd: 127.0.0.2 on the same port (the direct route uses the
+# config's Port), its own host key.  Started by hand, as sshd.sh picks ports.
+D2=$FSCP_WORK/sshd2
+SSHD2_PID=
+mkdir -p "$D2"
+ssh-keygen -q -t ed25519 -N '' -C fscp-test-other-host -f "$D2/ssh_host_ed25519_key" >/dev/null ||
+	fscp_hard_error "ssh-keygen failed"
+sed -e "s|^ListenAddress .*|ListenAddress 127.0.0.2:$SSHD_PORT|" \
+	-e "s|^HostKey .*|HostKey $D2/ssh_host_ed25519_key|" \
+	-e "s|^PidFile .*|PidFile $D2/sshd.pid|" "$SSHD_DIR/sshd_config" >"$D2/sshd_config"
+: >"$D2/sshd.log"
+setsid "$FSCP_SSHD_BIN" -D -e -f "$D2/sshd_config" -E "$D2/sshd.log" </dev/null >>"$D2/sshd.log" 2>&1 &
+SSHD2_PID=$!
+route_ssm_cleanup() {
+	if [ -n "$SSHD2_PID" ]; then
+		# shellcheck disable=SC2046
+		kill "$SSHD2_PID" $(fscp__descendants "$SSHD2_PID") 2>/dev/null
+		wait "$SSHD2_PID" 2>/dev/null
+	fi
+	fscp__cleanup
+}
+trap route_ssm_cleanup EXIT
+n=0
+until grep -q "Server listening on 127.0.0.2 port $SSHD_PORT" "$D2/sshd.log" &&
+	(exec 3<>"/dev/tcp/127.0.0.2/$SSHD_PORT") 2>/dev/null; do
+	n=$((n + 1))
+	if [ $n -gt 100 ] || ! kill -0 "$SSHD2_PID" 2>/dev/null; then
+		cat "$D2/sshd.log" >&2
+		fscp_hard_error "the second sshd did not listen on 127.0.0.2:$SSHD_PORT"
+	fi
+	sleep 0.1
+done
+# Sanity: ssh itself reaches the instance through the simulator.
+ssh -F "$SSH_CONFIG" "$I_PAR" true </dev/null ||
+	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+
+SMALL=$((100 << 10))
+MID=$((6 << 20))	# 3 SSM sessions (route: bytes / (833 KiB/s * 2 s))
+BIG=$((10 << 20))	# from 8 MiB on, a direct route is looked for
+setup() {
+	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+	fscp_put_file src/mid.bin "$MID" 0640
+	fscp_put_file "$SSHD_HOME/src/mid.bin" "$MID" 0604
+	fscp_put_file src/big.bin "$BIG" 0600
+	fscp_put_file src/small.bin "$SMALL" 0644
+	fscp_set_times src "$SSHD_HOME/src"
+}
+# Each fscp SSM session shows up in the simulator's log: as many as fscp
+# opened ("N of M connections ready": M tried, all must be SSM sessions), and
+# the route line, one line, announces that number.
+sessions_match_route() {	# name
+	local want ready
+	want=$(route_count_in_line)
+	ready=$(route_ready)
+	route_check "$1" "the route line is one line ending in '; N SSM sessions' ($(route_line | tail -c 60))" \
+		test -n "$want"
+	route_check "$1" "fscp opened ${ready#* } connections (route line: ${want:-?}), all of them SSM sessions (log: $ROUTE_SSM_fscp)" \
+		test -n "$ready" -a "$ROUTE_SSM_fscp" = "${ready#* }" -a "${want:-${ready#* }}" = "${ready#* }"
+	route_check "$1" "scp used one SSM session (log: $ROUTE_SSM_scp)" test "$ROUTE_SSM_scp" -eq 1
+}
+
+name="ssm-parallel: upload 6 MiB"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/mid.bin "$I_PAR:dst/"
+route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route.* 3 SSM sessions$"
+sessions_match_route "$name"
+
+name="ssm-parallel: download 6 MiB -p"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "$I_PAR:src/mid.bin" dst/
+route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route.* [0-9]+ SSM sessions$"
+sessions_match_route "$name"
+
+# -p over several SSM sessions: mode and both times as scp sets them.
+name="ssm-parallel: upload -p keeps times (FSCP_CONNECTIONS=2)"
+export FSCP_CONNECTIONS=2
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin "$I_PAR:dst/x"
+unset FSCP_CONNECTIONS
+route_expect "$name" ssm-parallel "; 2 SSM sessions$"
+sessions_match_route "$name"
+
+name="SSM: a copy that fits one session stays standard"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin "$I_PAR:dst/"
+route_expect "$name" standard "AWS SSM ProxyCommand; .* fits one SSM session"
+route_check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
+	test "$ROUTE_SSM_scp" -eq 1 -a "$ROUTE_SSM_fscp" -eq 1
+
+name="ssm-direct: upload 10 MiB -p"
+export FSCP_SSM_DIRECT=auto
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/big.bin "$I_DIR:dst/"
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
+route_check "$name" "fscp asked describe-instances about $I_DIR" \
+	grep -q "ec2 describe-instances .*$I_DIR" "$FSCP_FAKE_AWS_LOG"
+
+name="ssm-direct: FSCP_SSM_DIRECT=127.0.0.1 for an instance without an address"
+export FSCP_SSM_DIRECT=127.0.0.1
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_PAR:dst/"
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+
+name="FSCP_SSM_DIRECT=off: parallel even with a direct address"
+export FSCP_SSM_DIRECT=off
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_DIR:dst/"
+route_expect "$name" ssm-parallel "no direct route \\(FSCP_SSM_DIRECT=off\\)"
+sessions_match_route "$name"
+
+name="wrong host key at the direct address: refused, copy via SSM"
+export FSCP_SSM_DIRECT=auto
+before2=$(grep -c "Accepted publickey" "$D2/sshd.log")
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_BAD:dst/"
+route_expect "$name" ssm-parallel "direct address 127\\.0\\.0\\.2 refused"
+sessions_match_route "$name"
+route_check "$name" "nobody logged in at the wrong-key address" \
+	test "$(grep -c "Accepted publickey" "$D2/sshd.log")" -eq "$before2"
+route_check "$name" "the wrong-key host was actually probed" \
+	grep -q "from 127\\.0\\.0\\.[0-9]* port" "$D2/sshd.log"
+
+# Unknown instance: the fake CLI's TargetNotConnected; ssh fails, scp exits 255.
+# fscp (a bypass is tried for 6 MiB, then the fallback) must fail the same way.
+name="unknown instance: both fail alike"
+route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- src/mid.bin "$I_NONE:dst/"
+route_check "$name" "fscp shows the CLI's TargetNotConnected error" \
+	grep -q "TargetNotConnected" "$ROUTE_ERR_fscp"
+name="unknown instance, -v: the bypass fails, then the standard route"
+route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- -v src/mid.bin "$I_NONE:dst/"
+route_check "$name" "fscp says the bypass failed and falls back" \
+	grep -q "bypass failed: .*falling back to the standard route" "$ROUTE_ERR_fscp"
+unset FSCP_SSM_DIRECT
+
+fscp_test_done
