@@ -29,9 +29,10 @@
  * core of crypto.  A download of unknown size starts on ssh and may grow
  * once the listing has told how much there is (grow).
  *
- * Unknown size (a download before its listing): treated as large.  Being
- * wrong on a small file costs one handshake (or idle SSM sessions started in
- * parallel); being wrong on a large one costs a factor of 4-8 in time. */
+ * Unknown size (a download before its listing): a live master or ssh lists
+ * first (no extra handshake) and the route is decided again with the size
+ * known (grow).  For SSM it is treated as large: a second round of SSM
+ * start-ups would cost as much as the sessions save on a mid-size copy. */
 #include "config.h"
 #include "route.h"
 #include "sshcfg.h"
@@ -244,6 +245,17 @@ route_decide(const struct route_input *in, struct route_decision *out)
 		int n = in->connections_wanted > 0 ?
 		    clamp_conns(in->connections_wanted) : ROUTE_FRESH_CONNS;
 
+		if (!forced && in->bytes < 0) {
+			/* A download: list through the master, which costs no
+			 * handshake, then decide with the size known. */
+			snprintf(out->reason, sizeof(out->reason),
+			    "ControlMaster socket %s is live; size unknown until listed",
+			    cfg->controlpath);
+			out->kind = ROUTE_STANDARD;
+			out->connections = 1;
+			out->grow = true;
+			return;
+		}
 		if (!forced && in->bytes >= 0 && in->bytes < ROUTE_FRESH_MIN_BYTES) {
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; small copy (%s) "

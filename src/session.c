@@ -186,6 +186,21 @@ session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const 
 	return NULL;
 }
 
+/* sshconn's messages can be ssh's multi-line warnings: -v wants one line. */
+static const char *
+session_one_line(char *msg)
+{
+	char *nl;
+
+	if (strstr(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED") != NULL)
+		return "it presents a different host key than the one known for the instance";
+	while (*msg == '\n' || *msg == '@')
+		msg += strspn(msg, "@\n ");
+	if ((nl = strchr(msg, '\n')) != NULL)
+		*nl = '\0';
+	return msg;
+}
+
 struct session_job {
 	const struct fscp_opts *o;
 	const struct sshcfg *cfg;
@@ -279,7 +294,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 			pthread_join(tids[i], NULL);
 	if (jobs[0].rc != SSHCONN_OK) {
 		log_verbose("bypass failed: %s; falling back to the standard route",
-		    jobs[0].err[0] ? jobs[0].err : "connection failed");
+		    jobs[0].err[0] ? session_one_line(jobs[0].err) : "connection failed");
 		for (int i = 0; i < n; i++)
 			session_job_undo(&jobs[i]);
 	} else {
@@ -288,7 +303,8 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 		s->proxy_pids = xcalloc((size_t)n, sizeof(*s->proxy_pids));
 		for (int i = 0; i < n; i++) {
 			if (jobs[i].rc != SSHCONN_OK) {
-				log_verbose("connection %d of %d failed: %s", i + 1, n, jobs[i].err);
+				log_verbose("connection %d of %d failed: %s", i + 1, n,
+				    session_one_line(jobs[i].err));
 				session_job_undo(&jobs[i]);
 				continue;
 			}
@@ -334,17 +350,19 @@ static bool
 session_sample_compresses(const char *path)
 {
 	static unsigned char in[65536], out[70000];
-	FILE *f;
-	size_t n;
 	uLongf outlen = sizeof(out);
+	ssize_t n;
+	int fd;
 
-	if (path == NULL || (f = fopen(path, "rb")) == NULL)
+	/* O_NOATIME: looking must not change the source (its atime is what
+	 * -p copies).  Without it (not the owner) do not look at all. */
+	if (path == NULL || (fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC)) < 0)
 		return false;
-	n = fread(in, 1, sizeof(in), f);
-	fclose(f);
-	if (n < 4096 || compress2(out, &outlen, in, n, 1) != Z_OK)
+	n = read(fd, in, sizeof(in));
+	close(fd);
+	if (n < 4096 || compress2(out, &outlen, in, (uLong)n, 1) != Z_OK)
 		return false;
-	return outlen < n * 7 / 10;
+	return outlen < (uLongf)n * 7 / 10;
 }
 
 static void
@@ -440,7 +458,8 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 				direct = addr;
 				addr = NULL;
 			} else {
-				char *msg = xasprintf("direct address %s refused: %s", addr, perr);
+				char *msg = xasprintf("direct address %s refused: %s", addr,
+				    session_one_line(perr));
 
 				snprintf(why, sizeof(why), "%s", msg);
 				free(msg);
@@ -489,6 +508,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	if (s->route == ROUTE_STANDARD && d.grow && have_cfg && o->sftp_direct == NULL) {
 		s->grow_cfg = xmalloc(sizeof(cfg));
 		*s->grow_cfg = cfg;
+		s->grow_master_live = in.master_live;
 		have_cfg = false;	/* now owned by the session */
 	}
 	free(proxy);
@@ -502,7 +522,8 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 bool
 session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 {
-	struct route_input in = { .cfg = s->grow_cfg, .bytes = bytes };
+	struct route_input in = { .cfg = s->grow_cfg, .bytes = bytes,
+		.master_live = s->grow_master_live };
 	struct route_decision d;
 	struct session extra = { 0 };
 	int n = 0;
@@ -517,8 +538,16 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	}
 	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	/* The ssh connection is one of them already. */
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = session_open_bypass(&extra, o, s->grow_cfg, NULL, NULL,
 	    o->compress || s->grow_cfg->compression, d.connections - 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (n > 0)
+		log_verbose("%d of %d connections ready in %.2f s (with the one that listed)",
+		    n + 1, d.connections,
+		    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (n > 0) {
 		s->conns = xrealloc(s->conns, (size_t)(s->nconns + n) * sizeof(*s->conns));
 		s->ssh = xrealloc(s->ssh, (size_t)(s->nconns + n) * sizeof(*s->ssh));

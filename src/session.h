@@ -29,6 +29,7 @@ struct session {
 	uint64_t chunk_size;		/* how the engine splits big files */
 	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
 	struct sshcfg *grow_cfg;	/* set while the route may still add connections */
+	bool grow_master_live;		/* ... and what was known then */
 };
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);

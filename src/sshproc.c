@@ -163,7 +163,7 @@ sshproc_sftp(const struct fscp_opts *o, const char *host, const char *user,
 
 		fprintf(stderr, "Executing: program %s host %s, user %s, command sftp\n",
 		    o->ssh_program, host, user ? user : "(unspecified)");
-		log_verbose("route standard: %s", line);
+		log_verbose("running %s", line);
 		free(line);
 	}
 	rc = sshproc_spawn(o->ssh_program, argv.v, out, "ssh pipes");

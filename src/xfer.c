@@ -46,12 +46,25 @@ struct xfer_file {
 	uint32_t perm;		/* source mode bits */
 	uint32_t atime, mtime;
 	int fd;			/* local file, shared by its chunks */
-	atomic_int chunks_left;
+	atomic_int chunks_left;		/* pieces not yet finished */
+	atomic_int data_left;		/* upload pieces whose data is not all acknowledged */
 	atomic_bool failed;
 	atomic_uint_fast64_t done;	/* bytes moved */
 	atomic_bool complete;
 	bool progress_started;
+	bool no_meter;		/* scp shows no meter for an empty download */
+	char *fail_msg;		/* scp's line after a failed file, or NULL */
+	struct xfer_group *grp;	/* the source operand it belongs to, or NULL */
 	struct xfer_task *rest;	/* chunks 1..n-1, queued once chunk 0 opened */
+};
+
+/* One uploaded source directory: scp says "failed to upload directory"
+ * once when anything in it failed. */
+struct xfer_group {
+	char *msg;
+	atomic_bool failed;	/* set by workers */
+	bool said;
+	struct xfer_group *next;
 };
 
 enum task_state { T_NEW, T_OPENING, T_DATA, T_CLOSING, T_DONE };
@@ -94,6 +107,9 @@ struct xfer {
 	pthread_mutex_t progress_lock;
 	struct xfer_dirfix *dirs;
 	size_t ndirs, capdirs;
+	struct xfer_group *groups, **groups_tail;
+	struct xfer_group *cur_group;	/* set while a directory is planned */
+	const char *cur_fail;		/* fail_msg for files planned now */
 	/* planning cache: is the last target a directory? */
 	char *target_cache;
 	bool target_cache_dir;
@@ -188,7 +204,7 @@ xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp
 
 /* Plan a file; its tasks are made when the run starts, once it is known
  * how many connections will share it. */
-static void
+static struct xfer_file *
 xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *remote,
     uint64_t size, uint32_t perm, uint32_t atime, uint32_t mtime)
 {
@@ -203,7 +219,11 @@ xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *r
 	f->atime = atime;
 	f->mtime = mtime;
 	f->fd = -1;
+	f->grp = x->cur_group;
+	if (x->cur_fail != NULL)
+		f->fail_msg = xstrdup(x->cur_fail);
 	xfer_add_file(x, f);
+	return f;
 }
 
 /* Queue a file as one task, or as pieces when several connections can
@@ -225,6 +245,7 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 		chunk = size;
 	}
 	atomic_init(&f->chunks_left, (int)n);
+	atomic_init(&f->data_left, (int)n);
 
 	struct xfer_task *first = NULL, **link = &f->rest;
 	for (size_t i = 0; i < n; i++) {
@@ -319,6 +340,12 @@ xfer_progress(struct xfer *x)
 	while (x->progress_idx < x->nfiles) {
 		struct xfer_file *f = x->files[x->progress_idx];
 
+		if (f->no_meter) {
+			if (!atomic_load(&f->complete))
+				break;
+			x->progress_idx++;
+			continue;
+		}
 		if (!f->progress_started) {
 			progress_start(pm, f->name, (off_t)f->size);
 			f->progress_started = true;
@@ -334,10 +361,17 @@ xfer_progress(struct xfer *x)
 
 /* ---- file completion ---------------------------------------------------- */
 
+/* Mark a file failed; scp's follow-up line ("Download of file ... failed")
+ * comes right after the message that said why, once. */
 static void
 xfer_file_error(struct xfer_file *f)
 {
-	atomic_store(&f->failed, true);
+	if (atomic_exchange(&f->failed, true))
+		return;
+	if (f->fail_msg != NULL)
+		log_error("%s", f->fail_msg);
+	if (f->grp != NULL)
+		atomic_store(&f->grp->failed, true);
 }
 
 /* The last chunk of a file is done: local finishing touches. */
@@ -432,9 +466,11 @@ send_close(struct worker *w, struct xfer_task *t)
 	uint32_t id;
 	struct xfer_req *r;
 
-	/* The last upload chunk sets mode and times, after all data. */
-	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) &&
-	    (t->only || atomic_load(&f->chunks_left) == 1)) {
+	/* The piece whose data is acknowledged last sets mode and times, after
+	 * all data (a lone piece closes right behind its WRITEs, in order). */
+	bool last = t->only || atomic_fetch_sub(&f->data_left, 1) == 1;
+
+	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) && last) {
 		struct sftp_attrs a = {
 			.flags = SSH_FILEXFER_ATTR_PERMISSIONS | SSH_FILEXFER_ATTR_ACMODTIME,
 			.perm = f->perm & 0777, .atime = f->atime, .mtime = f->mtime,
@@ -543,7 +579,7 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		if (f->dir == XFER_UP)
 			log_error("dest open \"%s\": %s", f->remote, sftp_status_text(st));
 		else
-			log_error("open remote \"%s\": %s", f->remote, sftp_status_text(st));
+			log_error("remote open \"%s\": %s", f->remote, sftp_status_text(st));
 		xfer_file_error(f);
 		if (t->first)
 			xfer_release_rest(w->x, f, false);
@@ -799,6 +835,7 @@ xfer_new(const struct xfer_params *p, struct sftp_conn **conns, int nconns)
 	pthread_mutex_init(&x->lock, NULL);
 	pthread_cond_init(&x->cond, NULL);
 	pthread_mutex_init(&x->progress_lock, NULL);
+	x->groups_tail = &x->groups;
 	return x;
 }
 
@@ -817,6 +854,7 @@ xfer_forget_files(struct xfer *x)
 		free(f->local);
 		free(f->remote);
 		free(f->name);
+		free(f->fail_msg);
 		free(f);
 	}
 	x->nfiles = 0;
@@ -824,6 +862,14 @@ xfer_forget_files(struct xfer *x)
 	for (size_t i = 0; i < x->ndirs; i++)
 		free(x->dirs[i].path);
 	x->ndirs = 0;
+	while (x->groups != NULL) {
+		struct xfer_group *g = x->groups;
+
+		x->groups = g->next;
+		free(g->msg);
+		free(g);
+	}
+	x->groups_tail = &x->groups;
 }
 
 void
@@ -937,6 +983,9 @@ xfer_run(struct xfer *x)
 		return -1;
 	xfer_progress(x);
 	xfer_fix_dirs(x);
+	for (struct xfer_group *g = x->groups; g != NULL; g = g->next)
+		if (atomic_load(&g->failed) && !g->said)
+			log_error("%s", g->msg);
 	xfer_forget_files(x);
 	return rc;
 }
@@ -986,13 +1035,38 @@ remote_is_dir(struct xfer *x, const char *path)
 static int
 upload_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
 {
+	int fd;
+
 	if (!S_ISREG(st->st_mode)) {
 		log_error("local \"%s\" is not a regular file", src);
 		return -1;
 	}
+	/* scp opens the local file before it touches the remote side, so an
+	 * unreadable source leaves nothing behind there. */
+	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
+		log_error("open local \"%s\": %s", src, strerror(errno));
+		return -1;
+	}
+	close(fd);
 	xfer_enqueue(x, XFER_UP, src, dst, (uint64_t)st->st_size, st->st_mode & 07777,
 	    (uint32_t)st->st_atime, (uint32_t)st->st_mtime);
 	return 0;
+}
+
+/* A file inside an uploaded tree: scp's line after a failure names both. */
+static int
+upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
+{
+	char *msg = xasprintf("upload \"%s\" to \"%s\" failed", src, dst);
+	int r;
+
+	x->cur_fail = msg;
+	r = upload_file(x, src, dst, st);
+	x->cur_fail = NULL;
+	if (r != 0)
+		log_error("%s", msg);
+	free(msg);
+	return r;
 }
 
 static int
@@ -1007,6 +1081,19 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 		log_error("Maximum directory depth exceeded: %d levels", depth);
 		return -1;
 	}
+	/* scp works on the canonical target path from the top of a tree. */
+	char *canon = NULL;
+
+	if (depth == 0) {
+		r = sftp_realpath(x->conns[0], dst, &canon);
+		if (r < 0)
+			log_fatal("Connection closed");
+		if (r != SSH_FX_OK) {
+			log_error("upload \"%s\": path canonicalization failed", dst);
+			return -1;
+		}
+		dst = canon;
+	}
 	a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
 	a.perm = (st->st_mode & 01777) | S_IWUSR | S_IXUSR;
 	r = sftp_mkdir(x->conns[0], dst, &a);
@@ -1019,19 +1106,16 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 		if (r < 0)
 			log_fatal("Connection closed");
 		if (r != SSH_FX_OK) {
-			log_error("remote mkdir \"%s\": %s", dst, sftp_status_text((uint32_t)r));
+			log_error("stat remote: %s", sftp_status_text((uint32_t)r));
+			free(canon);
 			return -1;
 		}
 		if (!S_ISDIR(da.perm)) {
 			log_error("\"%s\" exists but is not a directory", dst);
+			free(canon);
 			return -1;
 		}
 	}
-	/* scp names the files of a tree by the canonical target path. */
-	char *canon = NULL;
-
-	if (depth == 0 && sftp_realpath(x->conns[0], dst, &canon) == SSH_FX_OK)
-		dst = canon;
 	if ((d = opendir(src)) == NULL) {
 		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
 		free(canon);
@@ -1056,14 +1140,14 @@ upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *
 			 * dangling links fail (bz3611, fixed only in 9.5). */
 			if (stat(nsrc, &est) == -1) {
 				log_error("open local \"%s\": %s", nsrc, strerror(errno));
-				est.st_mode = 0;
-			}
-			if (est.st_mode == 0 || upload_file(x, nsrc, ndst, &est) != 0) {
 				log_error("upload \"%s\" to \"%s\" failed", nsrc, ndst);
+				ret = -1;
+			} else if (upload_tree_file(x, nsrc, ndst, &est) != 0) {
 				ret = -1;
 			}
 		} else if (S_ISREG(est.st_mode)) {
-			upload_file(x, nsrc, ndst, &est);
+			if (upload_tree_file(x, nsrc, ndst, &est) != 0)
+				ret = -1;
 		} else {
 			log_verbose("%s: not a regular file", nsrc);
 		}
@@ -1117,10 +1201,25 @@ xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_shoul
 	}
 	abs_dst = target_is_dir ? path_join(target, filename) : xstrdup(target);
 	if (S_ISDIR(st.st_mode) && x->p.recursive) {
-		if (upload_dir(x, src, abs_dst, &st, 0) != 0)
-			log_error("failed to upload directory %s to %s", src, targ);
-	} else if (upload_file(x, src, abs_dst, &st) != 0) {
-		log_error("failed to upload file %s to %s", src, targ);
+		struct xfer_group *g = xcalloc(1, sizeof(*g));
+
+		g->msg = xasprintf("failed to upload directory %s to %s", src, targ);
+		*x->groups_tail = g;
+		x->groups_tail = &g->next;
+		x->cur_group = g;
+		if (upload_dir(x, src, abs_dst, &st, 0) != 0) {
+			log_error("%s", g->msg);
+			g->said = true;
+		}
+		x->cur_group = NULL;
+	} else {
+		char *msg = xasprintf("failed to upload file %s to %s", src, targ);
+
+		x->cur_fail = msg;
+		if (upload_file(x, src, abs_dst, &st) != 0)
+			log_error("%s", msg);
+		x->cur_fail = NULL;
+		free(msg);
 	}
 	free(abs_dst);
 	free(target);
@@ -1132,9 +1231,23 @@ xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_shoul
 static void
 download_enqueue(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
 {
-	xfer_enqueue(x, XFER_DOWN, dst, src, a->size,
+	struct xfer_file *f = xfer_enqueue(x, XFER_DOWN, dst, src, a->size,
 	    (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS) ? (a->perm & 07777) : 0666,
 	    a->atime, a->mtime);
+
+	f->no_meter = a->size == 0;	/* scp starts no meter for those */
+}
+
+/* A file inside a downloaded tree: scp's line after a failure names both. */
+static void
+download_tree_file(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
+{
+	char *msg = xasprintf("Download of file %s to %s failed", src, dst);
+
+	x->cur_fail = msg;
+	download_enqueue(x, src, dst, a);
+	x->cur_fail = NULL;
+	free(msg);
 }
 
 static int
@@ -1172,23 +1285,41 @@ download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp
 		free(canon);
 		return -1;
 	}
+	/* Files cannot be created under a target that is not a directory:
+	 * say so in listing order, as scp does, instead of after the run. */
+	struct stat dst_st;
+	int dst_errno = 0;
+
+	if (stat(dst, &dst_st) != 0)
+		dst_errno = errno;
+	else if (!S_ISDIR(dst_st.st_mode))
+		dst_errno = ENOTDIR;
 	for (size_t i = 0; i < n; i++) {
 		char *nsrc = path_join(src, ents[i].name);
 		char *ndst = path_join(dst, ents[i].name);
 		struct sftp_attrs *a = &ents[i].a;
 		struct sftp_attrs la;
 
+		if (dst_errno != 0 && S_ISREG(a->perm)) {
+			log_error("open local \"%s\": %s", ndst, strerror(dst_errno));
+			log_error("Download of file %s to %s failed", nsrc, ndst);
+			ret = -1;
+			free(nsrc);
+			free(ndst);
+			continue;
+		}
+
 		if (S_ISDIR(a->perm)) {
 			if (download_dir(x, nsrc, ndst, a, depth + 1) != 0)
 				ret = -1;
 		} else if (S_ISREG(a->perm)) {
-			download_enqueue(x, nsrc, ndst, a);
+			download_tree_file(x, nsrc, ndst, a);
 		} else if (S_ISLNK(a->perm)) {
 			st = sftp_stat(x->conns[0], nsrc, true, &la);
 			if (st < 0)
 				log_fatal("Connection closed");
 			if (st == SSH_FX_OK && S_ISREG(la.perm)) {
-				download_enqueue(x, nsrc, ndst, &la);
+				download_tree_file(x, nsrc, ndst, &la);
 			} else {
 				if (st != SSH_FX_OK)
 					log_error("stat remote: %s", sftp_status_text((uint32_t)st));

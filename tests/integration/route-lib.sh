@@ -93,9 +93,11 @@ route__fail() {
 	echo "FAIL: $1"
 }
 
-# The reason text of fscp's route line (the program is run as "scp").
+# The reason text of fscp's route line (the program is run as "scp").  A
+# download may print two: where it listed, then the route it grew into
+# ("(after listing)"); the last one is the route the data took.
 route_line() {
-	grep -E '^[^ :]+: route [a-z-]+: ' "${1:-$ROUTE_ERR_fscp}" | head -1
+	grep -E '^[^ :]+: route [a-z-]+: ' "${1:-$ROUTE_ERR_fscp}" | tail -1
 }
 
 route_expect() {
