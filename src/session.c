@@ -319,6 +319,49 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	return ok;
 }
 
+/* A server this near (TCP connect under 2 ms: the same host or a LAN) is
+ * not held back by windows or round trips; the copy is bound by CPU, and
+ * more connections than half the local cores only compete for it. */
+#define SESSION_NEAR_MS	2.0
+
+/* How many of the connections from index from on are worth keeping. */
+static int
+session_near_keep(struct session *s, int from)
+{
+	double best = -1;	/* the quickest connect is the round trip; the
+				   others waited for a core as well */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int limit = cores >= 2 ? (int)(cores / 2) : 1;
+
+	for (int i = from; i < s->nconns; i++) {
+		double ms = s->ssh && s->ssh[i] ? sshconn_connect_ms(s->ssh[i]) : -1;
+
+		if (ms < 0)
+			return s->nconns - from;	/* through a proxy: nothing known */
+		if (best < 0 || ms < best)
+			best = ms;
+	}
+	if (best < 0 || best >= SESSION_NEAR_MS || s->nconns - from <= limit)
+		return s->nconns - from;
+	log_verbose("server answers in %.2f ms and this machine has %ld cores: "
+	    "%d fresh connection%s", best, cores, limit, limit == 1 ? "" : "s");
+	return limit;
+}
+
+/* Close connections from index keep on. */
+static void
+session_drop_from(struct session *s, int keep)
+{
+	for (int i = keep; i < s->nconns; i++) {
+		sftp_close(s->conns[i]);
+		if (s->ssh && s->ssh[i])
+			sshconn_close(s->ssh[i]);
+		if (s->proxy_pids)
+			session_reap(s->proxy_pids[i]);
+	}
+	s->nconns = keep;
+}
+
 /* ssm-direct probe: connect to addr and check it presents the instance's
  * known host key (under its HostName/HostKeyAlias), nothing else. */
 static bool
@@ -494,6 +537,8 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (n > 0) {
 			s->nconns = n;
+			if (d.kind == ROUTE_FRESH && proxy == NULL)
+				session_drop_from(s, session_near_keep(s, 0));
 			s->route = d.kind;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
 			    SESSION_CHUNK_FAST;
@@ -527,6 +572,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	struct route_decision d;
 	struct session extra = { 0 };
 	int n = 0;
+	bool grew = false;
 
 	if (s->grow_cfg == NULL)
 		return false;
@@ -549,28 +595,45 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		    n + 1, d.connections,
 		    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (n > 0) {
+		int had = s->nconns;
+
 		s->conns = xrealloc(s->conns, (size_t)(s->nconns + n) * sizeof(*s->conns));
 		s->ssh = xrealloc(s->ssh, (size_t)(s->nconns + n) * sizeof(*s->ssh));
 		s->proxy_pids = xrealloc(s->proxy_pids, (size_t)(s->nconns + n) * sizeof(pid_t));
-		s->ssh[0] = NULL;
-		s->proxy_pids[0] = 0;
-		for (int i = 0; i < n; i++) {
-			s->conns[s->nconns + i] = extra.conns[i];
-			s->ssh[s->nconns + i] = extra.ssh[i];
-			s->proxy_pids[s->nconns + i] = extra.proxy_pids[i];
+		for (int i = 0; i < had; i++) {
+			s->ssh[i] = NULL;	/* ssh pipes, not libssh */
+			s->proxy_pids[i] = 0;
 		}
-		s->nconns += n;
-		s->route = ROUTE_FRESH;
-		s->chunk_size = SESSION_CHUNK_FAST;
+		for (int i = 0; i < n; i++) {
+			s->conns[had + i] = extra.conns[i];
+			s->ssh[had + i] = extra.ssh[i];
+			s->proxy_pids[had + i] = extra.proxy_pids[i];
+		}
 		free(extra.conns);
 		free(extra.ssh);
 		free(extra.proxy_pids);
+		s->nconns += n;
+		/* Through a master the listing connection is the master's, which
+		 * is what the bypass avoids: it does not count then. */
+		int keep = session_near_keep(s, had);
+
+		if (!s->grow_master_live)
+			keep = keep > had ? keep - had : 0;
+		session_drop_from(s, had + keep);
+		grew = s->nconns > had;
+		if (grew) {
+			s->route = ROUTE_FRESH;
+			s->chunk_size = SESSION_CHUNK_FAST;
+		} else {
+			log_verbose("route standard: a near server and few cores: the listing "
+			    "connection is enough");
+		}
 	}
 done:
 	sshcfg_free(s->grow_cfg);
 	free(s->grow_cfg);
 	s->grow_cfg = NULL;
-	return n > 0;
+	return grew;
 }
 
 int

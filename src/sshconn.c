@@ -31,6 +31,7 @@ struct sshconn {
 	int fd;			/* the socket under the session; we close it */
 	size_t read_buf;
 	char keydesc[160];
+	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
 };
 
 /* One channel as a stream.  Reads go through buf so that every
@@ -729,15 +730,22 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	if (c->read_buf > SSHCONN_READ_BUF_MAX)
 		c->read_buf = SSHCONN_READ_BUF_MAX;
 
+	c->connect_ms = -1;
 	if (p->proxy_fd >= 0) {
 		c->fd = p->proxy_fd;
 	} else {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		c->fd = tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
 		    err, errlen);
 		if (c->fd < 0) {
 			free(c);
 			return SSHCONN_ERR_CONNECT;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		c->connect_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	}
 
 	c->s = ssh_new();
@@ -831,6 +839,12 @@ sshconn_close(struct sshconn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
+}
+
+double
+sshconn_connect_ms(const struct sshconn *c)
+{
+	return c ? c->connect_ms : -1;
 }
 
 const char *

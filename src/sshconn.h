@@ -93,6 +93,10 @@ enum sshconn_err sshconn_exec_stream(struct sshconn *c, const char *cmd,
 /* Disconnect and free.  Close every stream first.  Closes proxy_fd too. */
 void sshconn_close(struct sshconn *c);
 
+/* How long the TCP connect took, in ms: about one round trip.  -1 when the
+ * session runs over a proxy socket. */
+double sshconn_connect_ms(const struct sshconn *c);
+
 /* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
 const char *sshconn_hostkey_desc(const struct sshconn *c);
 
