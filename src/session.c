@@ -99,6 +99,28 @@ session_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 	return out;
 }
 
+/* Is the first hop of a ProxyJump reached through AWS SSM?  Its own ssh
+ * config decides, as it would for ssh. */
+static bool
+session_jump_is_ssm(const struct fscp_opts *o, const char *spec)
+{
+	struct proxycmd_hop *hops = NULL;
+	struct sshcfg jcfg;
+	char err[256];
+	bool ssm = false;
+	int n = proxycmd_jump_parse(spec, &hops);
+
+	if (n <= 0)
+		return false;
+	if (sshcfg_load(o, hops[0].user, hops[0].host, hops[0].port, &jcfg, err,
+	    sizeof(err)) == 0) {
+		ssm = proxycmd_is_ssm(jcfg.proxycommand, NULL);
+		sshcfg_free(&jcfg);
+	}
+	proxycmd_hops_free(hops, n);
+	return ssm;
+}
+
 /* ssm-direct: where does the instance answer directly?  FSCP_SSM_DIRECT is
  * off, auto (ask the user's own aws CLI) or an address. */
 static char *
@@ -477,12 +499,18 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			in.cfg = &cfg;
 			in.master_live = session_master_live(cfg.controlpath);
 			in.ssm = proxycmd_is_ssm(cfg.proxycommand, &ssm);
+			if (!in.ssm && cfg.proxyjump != NULL)
+				in.ssm = in.ssm_via_jump = session_jump_is_ssm(o, cfg.proxyjump);
 		} else {
 			in.special_why = "ssh -G failed";
 			log_verbose("ssh -G %s: %s", host, err);
 		}
 	}
-	if (in.ssm) {
+	if (in.ssm_via_jump) {
+		/* The direct address would be the jump host's, not the target's. */
+		snprintf(why, sizeof(why), "the SSM host is the jump host");
+		in.direct_why = why;
+	} else if (in.ssm) {
 		const char *whyp = NULL;
 		char *addr = NULL;
 
