@@ -38,8 +38,8 @@ struct session {
 void session_open(struct session *s, const struct fscp_opts *o, const char *host,
     const char *user, int port, long long bytes, const char *sample);
 /* The listing is done and bytes are queued: when the route said so, add
- * fresh connections now that it is known they pay.  Returns true when the
- * connection set changed (s->conns / s->nconns). */
+ * fresh connections now that it is known they pay.  Returns true when it
+ * added some.  s->conns may move either way: read it again afterwards. */
 bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes);
 /* Close everything; returns the number of ssh processes / sessions that
  * ended badly (scp counts a failing ssh as an error). */
