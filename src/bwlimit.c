@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bwlimit.h"
+#include "clock.h"
 #include "strv.h"
 
 /* Debts shorter than this are carried over instead of slept off, so that
@@ -21,15 +22,6 @@ struct bwlimit {
 	double booked;		/* monotonic time the booked bytes end at */
 	bool started;
 };
-
-static double
-bw_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 bw_sleep_until(double t)
@@ -67,7 +59,7 @@ bwlimit_account(struct bwlimit *b, size_t bytes)
 
 	if (b == NULL || bytes == 0)
 		return;
-	now = bw_now();
+	now = clock_now();
 	pthread_mutex_lock(&b->lock);
 	/* Idle time earns no credit (scp restarts its window after each
 	 * check too): bookings start no earlier than now. */

@@ -29,6 +29,7 @@
 #include <wchar.h>
 
 #include "progress.h"
+#include "clock.h"
 #include "strv.h"
 
 #define PROGRESS_DEFAULT_COLS 80
@@ -331,15 +332,6 @@ progress_locale_init(void)
 	setlocale(LC_CTYPE, "");
 }
 
-static double
-monotime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* scp draws only while it is in the terminal's foreground process group. */
 static bool
 can_output(int fd)
@@ -429,7 +421,7 @@ progress_start(struct progress *p, const char *name, off_t total)
 	p->counter = 0;
 	memset(&p->st, 0, sizeof(p->st));
 	p->st.total = total;
-	p->start = p->last_update = monotime();
+	p->start = p->last_update = clock_now();
 	p->started = true;
 	redraw(p, p->start);
 }
@@ -442,7 +434,7 @@ progress_update(struct progress *p, off_t cur)
 	if (p == NULL || !p->started)
 		return;
 	p->counter = cur;
-	now = monotime();
+	now = clock_now();
 	if (now - p->last_update >= PROGRESS_INTERVAL)
 		redraw(p, now);
 }
@@ -457,7 +449,7 @@ progress_finish(struct progress *p)
 		return;
 	/* Like scp: redraw unless the last line already showed the end. */
 	if (p->st.cur != p->total)
-		redraw(p, monotime());
+		redraw(p, clock_now());
 	write_all(p->fd, "\n", 1);
 }
 

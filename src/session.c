@@ -1,5 +1,6 @@
 #include "config.h"
 #include "session.h"
+#include "clock.h"
 #include "log.h"
 #include "proxycmd.h"
 #include "sftp.h"
@@ -555,14 +556,12 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			log_verbose("data compresses well: zlib on over SSM");
 			compress = true;
 		}
-		struct timespec t0, t1;
+		double t0 = clock_now();
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		n = session_open_bypass(s, o, &cfg, proxy, direct, compress, d.connections);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (n > 0)
 			log_verbose("%d of %d connections ready in %.2f s", n, d.connections,
-			    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+			    clock_now() - t0);
 		if (n > 0) {
 			s->nconns = n;
 			if (d.kind == ROUTE_FRESH && proxy == NULL)
@@ -612,16 +611,13 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	}
 	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	/* The ssh connection is one of them already. */
-	struct timespec t0, t1;
+	double t0 = clock_now();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = session_open_bypass(&extra, o, s->grow_cfg, NULL, NULL,
 	    o->compress || s->grow_cfg->compression, d.connections - 1);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (n > 0)
 		log_verbose("%d of %d connections ready in %.2f s (with the one that listed)",
-		    n + 1, d.connections,
-		    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		    n + 1, d.connections, clock_now() - t0);
 	if (n > 0) {
 		int had = s->nconns;
 

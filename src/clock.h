@@ -1,0 +1,16 @@
+/* clock: seconds on the monotonic clock, for rates, deadlines and -v timings. */
+#ifndef FSCP_CLOCK_H
+#define FSCP_CLOCK_H
+
+#include <time.h>
+
+static inline double
+clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#endif
