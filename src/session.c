@@ -491,9 +491,17 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		in.force = ROUTE_FORCE_AUTO;
 	}
 	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	const char *prog = strrchr(o->ssh_program, '/');
+
+	prog = prog ? prog + 1 : o->ssh_program;
 	if (o->sftp_direct != NULL) {
 		in.legacy_or_special = true;
 		in.special_why = "-D runs an SFTP server directly";
+	} else if (strcmp(prog, "ssh") != 0) {
+		/* The user's -S program may do anything (a wrapper, a jump, a
+		 * log): going around it would not be what they asked for. */
+		in.legacy_or_special = true;
+		in.special_why = "-S with a program other than ssh";
 	} else if (in.force != ROUTE_FORCE_STANDARD) {
 		if (sshcfg_load(o, user, host, port, &cfg, err, sizeof(err)) == 0) {
 			have_cfg = true;
