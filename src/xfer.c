@@ -596,10 +596,7 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 			f->fd = open(f->local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			    (f->perm & 0777) | S_IWUSR);
 		if (f->fd < 0) {
-			if (f->dir == XFER_UP)
-				log_error("open local \"%s\": %s", f->local, strerror(errno));
-			else
-				log_error("open local \"%s\": %s", f->local, strerror(errno));
+			log_error("open local \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
 		}
 	}
@@ -610,7 +607,7 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 }
 
 static void
-on_data(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
+on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *rep)
 {
 	struct xfer_task *t = rq->t;
 	struct xfer_file *f = t->f;
@@ -665,7 +662,7 @@ on_data(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
 }
 
 static void
-on_status(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
+on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *rep)
 {
 	struct xfer_task *t = rq->t;
 	struct xfer_file *f = t->f;
@@ -693,26 +690,29 @@ on_status(struct worker *w, struct xfer_req *rq, const struct sftp_reply *rep)
 static void
 worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 {
-	struct xfer_req *rq = &w->reqs[rep->id & (XFER_REQ_SLOTS - 1)];
+	struct xfer_req *slot = &w->reqs[rep->id & (XFER_REQ_SLOTS - 1)];
+	struct xfer_req rq;
 	struct xfer_task *t;
 
-	if (!rq->used)
+	if (!slot->used)
 		log_fatal("Unexpected reply %u", rep->id);
-	rq->used = false;
+	/* A copy: the handlers may send new requests, which can take this slot. */
+	rq = *slot;
+	slot->used = false;
 	w->inflight--;
-	w->inflight_bytes -= rq->len;
-	w->moved += rq->len;
-	t = rq->t;
+	w->inflight_bytes -= rq.len;
+	w->moved += rq.len;
+	t = rq.t;
 	t->outstanding--;
-	switch (rq->type) {
+	switch (rq.type) {
 	case SSH_FXP_OPEN:
 		on_open(w, t, rep);
 		break;
 	case SSH_FXP_READ:
-		on_data(w, rq, rep);
+		on_data(w, &rq, rep);
 		break;
 	default:
-		on_status(w, rq, rep);
+		on_status(w, &rq, rep);
 		break;
 	}
 	if (t->state == T_CLOSING && t->outstanding == 0)
