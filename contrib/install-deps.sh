@@ -23,6 +23,7 @@ iproute2
 valgrind
 procps
 groff-base
+time
 "
 
 missing=""
