@@ -7,6 +7,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -154,32 +157,126 @@ proxycmd_shell(const char *shell_env)
 	return shell_env != NULL && *shell_env != '\0' ? shell_env : "/bin/sh";
 }
 
+/* ssh gives its ProxyCommand pipes, not a socket, and that matters: bash
+ * started with a socket on stdin (and SHLVL unset) takes itself to be run by
+ * sshd and reads ~/.bashrc, which may put another `aws` first on PATH.
+ * libssh wants one socket, so a small relay joins the two. */
+struct proxy_relay {
+	int sock;	/* our end of the socketpair libssh talks to */
+	int to_child;	/* the child's stdin */
+	int from_child;	/* the child's stdout */
+};
+
+static bool
+relay_write_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static void *
+relay_run(void *arg)
+{
+	struct proxy_relay *r = arg;
+	char buf[65536];
+	bool up = true, down = true;	/* sock->child, child->sock */
+
+	while (up || down) {
+		struct pollfd pf[2] = {
+			{ .fd = up ? r->sock : -1, .events = POLLIN },
+			{ .fd = down ? r->from_child : -1, .events = POLLIN },
+		};
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t n = read(r->sock, buf, sizeof(buf));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || !relay_write_all(r->to_child, buf, (size_t)n)) {
+				up = false;
+				close(r->to_child);	/* EOF for the child */
+				r->to_child = -1;
+			}
+		}
+		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			ssize_t n = read(r->from_child, buf, sizeof(buf));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || !relay_write_all(r->sock, buf, (size_t)n)) {
+				down = false;
+				shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
+			}
+		}
+	}
+	if (r->to_child >= 0)
+		close(r->to_child);
+	close(r->from_child);
+	close(r->sock);
+	free(r);
+	return NULL;
+}
+
 int
 proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 {
-	int sp[2];
+	int sp[2], pin[2], pout[2];
 	const char *shell = proxycmd_shell(getenv("SHELL"));
-	char *cmd = xasprintf("exec %s", expanded);
+	char *cmd;
 	pid_t p;
+	pthread_t tid;
+	struct proxy_relay *r;
 
-	/* Both ends close-on-exec; the child dup2s its end, which clears it. */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		free(cmd);
 		return -1;
 	}
+	if (pipe2(pin, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if (pipe2(pout, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		close(pin[0]);
+		close(pin[1]);
+		return -1;
+	}
+	cmd = xasprintf("exec %s", expanded);
 	p = fork();
 	if (p == -1) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(sp[0]);
 		close(sp[1]);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
 		free(cmd);
 		return -1;
 	}
 	if (p == 0) {
 		char *argv[4];
 
-		if (dup2(sp[1], 0) == -1 || dup2(sp[1], 1) == -1) {
+		/* dup2 clears close-on-exec on the copies. */
+		if (dup2(pin[0], 0) == -1 || dup2(pout[1], 1) == -1) {
 			perror("dup2");
 			_exit(1);
 		}
@@ -193,8 +290,25 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 		perror(argv[0]);
 		_exit(1);
 	}
-	close(sp[1]);
 	free(cmd);
+	close(pin[0]);
+	close(pout[1]);
+	r = xmalloc(sizeof(*r));
+	r->sock = sp[1];
+	r->to_child = pin[1];
+	r->from_child = pout[0];
+	if (pthread_create(&tid, NULL, relay_run, r) != 0) {
+		snprintf(err, errlen, "cannot start the proxy relay");
+		close(sp[1]);
+		close(pin[1]);
+		close(pout[0]);
+		free(r);
+		close(sp[0]);
+		kill(p, SIGHUP);
+		*pid = p;
+		return -1;
+	}
+	pthread_detach(tid);
 	*pid = p;
 	return sp[0];
 }

@@ -131,6 +131,24 @@ route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/m
 route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route.* 3 SSM sessions$"
 sessions_match_route "$name"
 
+# bash started with a socket on stdin and SHLVL unset thinks sshd runs it and
+# reads ~/.bashrc (which here puts a failing `aws` first on PATH).  ssh
+# gives its ProxyCommand pipes and so never hits that; fscp must not either.
+POISON=$FSCP_WORK/poison
+mkdir -p "$POISON/bin" "$POISON/home"
+printf '#!/bin/sh\necho "poisoned aws ran" >&2\nexit 42\n' >"$POISON/bin/aws"
+chmod +x "$POISON/bin/aws"
+printf 'PATH=%s/bin:$PATH\n' "$POISON" >"$POISON/home/.bashrc"
+name="ssm-parallel: the ProxyCommand shell reads no rc file"
+saved_home=$HOME saved_shell=${SHELL:-} saved_shlvl=${SHLVL:-}
+export HOME=$POISON/home SHELL=/bin/bash
+unset SHLVL
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/mid.bin "$I_PAR:dst/"
+export HOME=$saved_home SHELL=$saved_shell SHLVL=$saved_shlvl
+route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route"
+route_check "$name" "no poisoned aws ran" bash -c "! grep -q 'poisoned aws' '$ROUTE_ERR_fscp'"
+sessions_match_route "$name"
+
 name="ssm-parallel: download 6 MiB -p"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "$I_PAR:src/mid.bin" dst/
 route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route.* [0-9]+ SSM sessions$"
