@@ -342,9 +342,11 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	return ok;
 }
 
-/* A server this near (TCP connect under 2 ms: the same host or a LAN) is
+/* A server this near (a round trip under 2 ms: the same host or a LAN) is
  * not held back by windows or round trips; the copy is bound by CPU, and
- * more connections than half the local cores only compete for it. */
+ * more connections than half the local cores only compete for it.  The
+ * round trip is the SFTP limits request's (end to end, through whatever
+ * relays the path has); the TCP connect's where the server has none. */
 #define SESSION_NEAR_MS	2.0
 
 /* How many of the connections from index from on are worth keeping. */
@@ -358,6 +360,9 @@ session_near_keep(struct session *s, int from)
 
 	for (int i = from; i < s->nconns; i++) {
 		double ms = s->ssh && s->ssh[i] ? sshconn_connect_ms(s->ssh[i]) : -1;
+
+		if (ms >= 0 && s->conns[i]->rtt_ms >= 0)
+			ms = s->conns[i]->rtt_ms;
 
 		if (ms < 0)
 			return s->nconns - from;	/* through a proxy: nothing known */

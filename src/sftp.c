@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sftp.h"
+#include "clock.h"
 #include "strv.h"
 
 #include <errno.h>
@@ -115,6 +116,7 @@ sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen)
 
 	c->stream = stream;
 	c->next_id = 1;
+	c->rtt_ms = -1;
 	sftp_msg_init(&c->out, 3);
 	if (sftp_recv(c, &r) != 0 || r.type != SSH_FXP_VERSION) {
 		snprintf(err, errlen, "Connection closed");
@@ -124,12 +126,16 @@ sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen)
 	sftp_read_extensions(c, &r, &limits);
 	if (limits) {
 		uint32_t id = sftp_new_id(c);
+		double t0 = clock_now();
 
 		sftp_msg_extended(&c->out, id, "limits@openssh.com");
 		if (sftp_recv(c, &r) != 0) {
 			snprintf(err, errlen, "Connection closed");
 			goto fail;
 		}
+		/* The server is running by now (unlike at INIT, which may wait
+		 * for a shell to start it): this is one plain round trip. */
+		c->rtt_ms = (clock_now() - t0) * 1e3;
 		if (r.type == SSH_FXP_EXTENDED_REPLY && r.id == id) {
 			uint64_t pkt = sftp_buf_get_u64(&r.names);
 			uint64_t rd = sftp_buf_get_u64(&r.names);

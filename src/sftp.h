@@ -21,6 +21,7 @@ struct sftp_conn {
 	uint64_t max_handles;	/* 0 = unknown */
 	bool has_limits;
 	bool has_expand_path;
+	double rtt_ms;		/* the limits@openssh.com round trip; -1 unknown */
 	struct sftp_buf out;	/* queued requests */
 	struct sftp_buf in;	/* bytes read, possibly several packets */
 	size_t in_pkt;		/* start of the current packet in in */
