@@ -153,6 +153,18 @@ upload_bytes(const struct fscp_opts *o, const char **sample)
 	return budget < 0 ? -1 : sum;
 }
 
+/* operand_parse(), with scp's complaint about a bad URI (an error, and the
+ * caller goes on with the next operand). */
+static bool
+parse_operand(const char *arg, struct fscp_operand *op)
+{
+	if (operand_parse(arg, op) == OPERAND_OK)
+		return true;
+	fprintf(stderr, "%s: invalid uri\n", arg);
+	log_count_error();
+	return false;
+}
+
 static int
 effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 {
@@ -169,11 +181,8 @@ toremote(struct run *r)
 	const char *sample;
 	long long bytes = upload_bytes(o, &sample);
 
-	if (operand_parse(targ_arg, &t) != OPERAND_OK) {
-		fprintf(stderr, "%s: invalid uri\n", targ_arg);
-		log_count_error();
+	if (!parse_operand(targ_arg, &t))
 		return;
-	}
 	if (!t.remote) {
 		fprintf(stderr, "%s: invalid target\n", targ_arg);
 		log_count_error();
@@ -183,11 +192,8 @@ toremote(struct run *r)
 	for (int i = 0; i < o->noperands - 1; i++) {
 		struct fscp_operand s;
 
-		if (operand_parse(o->operands[i], &s) != OPERAND_OK) {
-			fprintf(stderr, "%s: invalid uri\n", o->operands[i]);
-			log_count_error();
+		if (!parse_operand(o->operands[i], &s))
 			continue;
-		}
 		if (s.remote) {
 			/* remote to remote is handed over before we get here */
 			operand_free(&s);
@@ -250,11 +256,8 @@ tolocal(struct run *r)
 	for (int i = 0; i < o->noperands - 1; i++) {
 		struct fscp_operand s;
 
-		if (operand_parse(o->operands[i], &s) != OPERAND_OK) {
-			fprintf(stderr, "%s: invalid uri\n", o->operands[i]);
-			log_count_error();
+		if (!parse_operand(o->operands[i], &s))
 			continue;
-		}
 		if (s.user != NULL && !operand_okname(s.user)) {
 			fprintf(stderr, "%s: invalid user name\n", s.user);
 			log_count_error();
