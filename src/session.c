@@ -376,18 +376,23 @@ session_near_keep(struct session *s, int from)
 	return limit;
 }
 
-/* Close connections from index keep on. */
-static void
+/* Close connections from index keep on; returns how many of them ended
+ * badly (a non-zero exit status of ssh or of the SFTP channel). */
+static int
 session_drop_from(struct session *s, int keep)
 {
+	int bad = 0;
+
 	for (int i = keep; i < s->nconns; i++) {
-		sftp_close(s->conns[i]);
+		if (sftp_close(s->conns[i]) != 0)
+			bad++;
 		if (s->ssh && s->ssh[i])
 			sshconn_close(s->ssh[i]);
 		if (s->proxy_pids)
 			session_reap(s->proxy_pids[i]);
 	}
 	s->nconns = keep;
+	return bad;
 }
 
 /* ssm-direct probe: connect to addr and check it presents the instance's
@@ -676,16 +681,8 @@ done:
 int
 session_close(struct session *s)
 {
-	int bad = 0;
+	int bad = session_drop_from(s, 0);
 
-	for (int i = 0; i < s->nconns; i++) {
-		if (sftp_close(s->conns[i]) != 0)
-			bad++;
-		if (s->ssh && s->ssh[i])
-			sshconn_close(s->ssh[i]);
-		if (s->proxy_pids)
-			session_reap(s->proxy_pids[i]);
-	}
 	if (s->grow_cfg) {
 		sshcfg_free(s->grow_cfg);
 		free(s->grow_cfg);
