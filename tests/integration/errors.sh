@@ -24,10 +24,7 @@ if touch "$UNWRITABLE_DIR/fscp-probe" 2>/dev/null; then
 fi
 
 setup() {
-	fscp_put_tree src
-	fscp_put_tree "$SSHD_HOME/src"
-	mkdir -p dst "$SSHD_HOME/dst"
-	fscp_set_times src "$SSHD_HOME/src"
+	fscp_setup_trees
 }
 # For the ssh-level failures: a config whose fscp-test points at a port with
 # nothing listening, and one whose known_hosts does not know the host key.

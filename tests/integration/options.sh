@@ -8,10 +8,7 @@ fscp_test_init
 command -v script >/dev/null || fscp_hard_error "script(1) (util-linux) is needed for the tty tests"
 
 setup() {
-	fscp_put_tree src
-	fscp_put_tree "$SSHD_HOME/src"
-	mkdir -p dst "$SSHD_HOME/dst"
-	fscp_set_times src "$SSHD_HOME/src"
+	fscp_setup_trees
 	# The same host with a wrong port: only -P or a URI port can reach sshd.
 	sed "s/^\([[:space:]]*Port\) .*/\1 1/" "$SSH_CONFIG" >badport_config
 }

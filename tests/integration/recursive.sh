@@ -7,10 +7,7 @@
 fscp_test_init
 
 setup() {
-	fscp_put_tree src
-	fscp_put_tree "$SSHD_HOME/src"
-	mkdir -p dst "$SSHD_HOME/dst"
-	fscp_set_times src "$SSHD_HOME/src"
+	fscp_setup_trees
 }
 setup_links() {
 	fscp_put_linktree src

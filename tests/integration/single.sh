@@ -9,10 +9,7 @@ fscp_test_init
 # Identical input for every run: a local src/ and a remote src/, and empty
 # dst/ on both ends.
 setup() {
-	fscp_put_tree src
-	fscp_put_tree "$SSHD_HOME/src"
-	mkdir -p dst "$SSHD_HOME/dst"
-	fscp_set_times src "$SSHD_HOME/src"
+	fscp_setup_trees
 }
 # As setup, plus files already present at the destinations (to overwrite).
 setup_existing() {

@@ -138,6 +138,15 @@ fscp__make_trees() {
 # fscp_set_times DIR...: give every entry below (and including) DIR a fixed,
 # distinct mtime and atime derived from its path, older than now, with atime
 # != mtime, so -p results can be compared exactly.
+# The input most comparisons share: the fixture tree as src/ on both ends
+# (same times) and an empty dst/ on both ends.
+fscp_setup_trees() {
+	fscp_put_tree src
+	fscp_put_tree "$SSHD_HOME/src"
+	mkdir -p dst "$SSHD_HOME/dst"
+	fscp_set_times src "$SSHD_HOME/src"
+}
+
 fscp_set_times() {
 	"$FSCP_PY" - "$@" <<'EOF'
 import os, sys, zlib
