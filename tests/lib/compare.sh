@@ -283,9 +283,11 @@ fscp__run_side() {
 	local rc
 	if [ "$FSCP_CMP_TTY" = 1 ]; then
 		# A pseudo-terminal on stdout makes scp draw its progress meter.
+		# script(1) runs the command with $SHELL (or /bin/sh when unset):
+		# name bash, since `exec -a` is not in dash.
 		local cmd
 		cmd=$(printf '%q ' exec -a scp "$prog" "$@")
-		(cd "$FSCP_WORK/L" && umask "$FSCP_CMP_UMASK" && timeout "$FSCP_TIMEOUT" script -qefc "$cmd" /dev/null \
+		(cd "$FSCP_WORK/L" && umask "$FSCP_CMP_UMASK" && SHELL=$BASH timeout "$FSCP_TIMEOUT" script -qefc "$cmd" /dev/null \
 			</dev/null >"$out/stdout.raw" 2>"$out/stderr")
 		rc=$?
 		fscp__norm_tty <"$out/stdout.raw" >"$out/stdout"
@@ -348,7 +350,7 @@ fscp_compare() {
 	local rs rf
 	rs=$(cat "$s/rc") rf=$(cat "$f/rc")
 	if [ -n "$expect_rc" ] && [ "$rs" != "$expect_rc" ]; then
-		fscp_hard_error "[$name] scp itself exited $rs, the test expects $expect_rc; its stderr: $(cat "$s/stderr")"
+		fscp_hard_error "[$name] scp itself exited $rs, the test expects $expect_rc; its stderr: $(cat "$s/stderr")${FSCP_CMP_TTY:+; its terminal: $(cat "$s/stdout.raw")}"
 	fi
 	if [ "$rs" != "$rf" ]; then
 		bad=1
