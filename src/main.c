@@ -73,7 +73,7 @@ run_close(struct run *r)
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
-	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size);
+	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size, r->s.inflight_bytes);
 	if (xfer_run(r->x) != 0)
 		log_fatal("Connection closed");
 	xfer_free(r->x);

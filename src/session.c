@@ -349,14 +349,25 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
  * relays the path has); the TCP connect's where the server has none. */
 #define SESSION_NEAR_MS	2.0
 
+/* The connections a server rtt_ms away is worth: 0 when it is not near
+ * (or not known to be), else half the cores. */
+static int
+session_near_limit(double rtt_ms)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (rtt_ms < 0 || rtt_ms >= SESSION_NEAR_MS)
+		return 0;
+	return cores >= 2 ? (int)(cores / 2) : 1;
+}
+
 /* How many of the connections from index from on are worth keeping. */
 static int
 session_near_keep(struct session *s, int from)
 {
 	double best = -1;	/* the quickest connect is the round trip; the
 				   others waited for a core as well */
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int limit = cores >= 2 ? (int)(cores / 2) : 1;
+	int limit;
 
 	for (int i = from; i < s->nconns; i++) {
 		double ms = s->ssh && s->ssh[i] ? sshconn_connect_ms(s->ssh[i]) : -1;
@@ -369,11 +380,43 @@ session_near_keep(struct session *s, int from)
 		if (best < 0 || ms < best)
 			best = ms;
 	}
-	if (best < 0 || best >= SESSION_NEAR_MS || s->nconns - from <= limit)
+	limit = session_near_limit(best);
+	if (limit == 0 || s->nconns - from <= limit)
 		return s->nconns - from;
 	log_verbose("server answers in %.2f ms and this machine has %ld cores: "
-	    "%d fresh connection%s", best, cores, limit, limit == 1 ? "" : "s");
+	    "%d fresh connection%s", best, sysconf(_SC_NPROCESSORS_ONLN), limit,
+	    limit == 1 ? "" : "s");
 	return limit;
+}
+
+/* The quickest SFTP round trip among the connections; -1 when none was
+ * measured. */
+static double
+session_rtt(const struct session *s)
+{
+	double best = -1;
+
+	for (int i = 0; i < s->nconns; i++) {
+		double ms = s->conns[i]->rtt_ms;
+
+		if (ms >= 0 && (best < 0 || ms < best))
+			best = ms;
+	}
+	return best;
+}
+
+/* Bytes in flight per connection: SSM sessions have their own budget;
+ * everything else keeps the round trip covered and no more. */
+static void
+session_set_inflight(struct session *s)
+{
+	double ms = session_rtt(s);
+
+	if (s->route == ROUTE_SSM_PARALLEL)
+		return;
+	s->inflight_bytes = route_inflight_bytes(ms);
+	log_debug(1, "round trip %.2f ms: %llu KiB in flight per connection", ms,
+	    (unsigned long long)(s->inflight_bytes >> 10));
 }
 
 /* Close connections from index keep on; returns how many of them ended
@@ -595,6 +638,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	}
 	if (s->nconns == 0)
 		session_open_standard(s, o);
+	session_set_inflight(s);
 	if (s->route == ROUTE_STANDARD && d.grow && have_cfg && o->sftp_direct == NULL) {
 		s->grow_cfg = xmalloc(sizeof(cfg));
 		*s->grow_cfg = cfg;
@@ -627,12 +671,31 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		log_verbose("route stays standard: %s", d.reason);
 		goto done;
 	}
-	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	/* The ssh connection is one of them already. */
+	int want = d.connections - 1;
+	double rtt = session_rtt(s);
+	int near = session_near_limit(rtt);
+
+	if (near > 0 && in.connections_wanted == 0) {
+		/* The listing measured the round trip: open no more connections
+		 * than a near server is given.  Through a master the listing
+		 * connection does not count (it is what the bypass avoids). */
+		int more = s->grow_master_live ? near : near - s->nconns;
+
+		if (more < want)
+			want = more;
+		if (want <= 0) {
+			log_verbose("route standard: the server answers in %.2f ms and this "
+			    "machine has %ld cores: the listing connection is enough", rtt,
+			    sysconf(_SC_NPROCESSORS_ONLN));
+			goto done;
+		}
+	}
+	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	double t0 = clock_now();
 
 	n = session_open_bypass(&extra, o, s->grow_cfg, NULL, NULL,
-	    o->compress || s->grow_cfg->compression, d.connections - 1);
+	    o->compress || s->grow_cfg->compression, want);
 	if (n > 0)
 		log_verbose("%d of %d connections ready in %.2f s (with the one that listed)",
 		    n + 1, d.connections, clock_now() - t0);
@@ -672,6 +735,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		}
 	}
 done:
+	session_set_inflight(s);
 	sshcfg_free(s->grow_cfg);
 	free(s->grow_cfg);
 	s->grow_cfg = NULL;

@@ -927,11 +927,13 @@ xfer_planned_bytes(const struct xfer *x)
 }
 
 void
-xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size)
+xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
+    uint64_t inflight_bytes)
 {
 	x->conns = conns;
 	x->nconns = nconns;
 	x->p.chunk_size = chunk_size;
+	x->p.inflight_bytes = inflight_bytes;
 }
 
 int

@@ -49,7 +49,8 @@ int xfer_run(struct xfer *x);
 /* Bytes of the files planned and not yet run. */
 uint64_t xfer_planned_bytes(const struct xfer *x);
 /* Use these connections from the next run on (a route that grew). */
-void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size);
+void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
+    uint64_t inflight_bytes);
 
 /* Bytes moved so far (all files), for -v summaries and the benchmark. */
 uint64_t xfer_bytes(const struct xfer *x);

@@ -241,6 +241,29 @@ START_TEST(format_bytes)
 }
 END_TEST
 
+START_TEST(inflight_model)
+{
+	/* Unknown round trip: the most. */
+	ck_assert_uint_eq(route_inflight_bytes(-1), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(0.0 / 0.0), ROUTE_INFLIGHT_MAX);
+	/* Same host or LAN: the floor. */
+	ck_assert_uint_eq(route_inflight_bytes(0), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(0.2), ROUTE_INFLIGHT_MIN);
+	/* In between: the bandwidth-delay product. */
+	ck_assert_uint_eq(route_inflight_bytes(4.0), (uint64_t)(0.004 * ROUTE_INFLIGHT_RATE));
+	/* Far: the cap. */
+	ck_assert_uint_eq(route_inflight_bytes(50), (uint64_t)(0.050 * ROUTE_INFLIGHT_RATE));
+	ck_assert_uint_eq(route_inflight_bytes(500), ROUTE_INFLIGHT_MAX);
+	/* Monotone in the round trip. */
+	for (double ms = 0, last = 0; ms < 200; ms += 0.37) {
+		double b = (double)route_inflight_bytes(ms);
+
+		ck_assert(b >= last);
+		last = b;
+	}
+}
+END_TEST
+
 START_TEST(ssm_sessions_model)
 {
 	long long per = ROUTE_SSM_RATE * ROUTE_SSM_SETUP_MS / 1000;
@@ -310,6 +333,7 @@ route_suite(void)
 	    (int)(sizeof(force_rows) / sizeof(force_rows[0])));
 	tcase_add_test(tc, format_bytes);
 	tcase_add_test(tc, ssm_sessions_model);
+	tcase_add_test(tc, inflight_model);
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
 	suite_add_tcase(s, tc);
