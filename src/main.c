@@ -60,6 +60,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	xp.nrequests = r->o->sftp_nrequests;
 	xp.chunk_size = r->s.chunk_size;
 	xp.inflight_bytes = r->s.inflight_bytes;
+	xp.upload_inflight_bytes = r->s.upload_inflight_bytes;
 	xp.bw = r->bw;
 	xp.progress = r->pm;
 	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
@@ -73,7 +74,8 @@ run_close(struct run *r)
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
-	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size, r->s.inflight_bytes);
+	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size, r->s.inflight_bytes,
+	    r->s.upload_inflight_bytes);
 	if (xfer_run(r->x) != 0)
 		log_fatal("Connection closed");
 	xfer_free(r->x);

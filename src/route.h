@@ -33,6 +33,7 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_INFLIGHT_RATE	256000000.0	/* B/s one connection may aim at */
 #define ROUTE_INFLIGHT_MIN	(256ull << 10)	/* per connection, a near server */
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
+#define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
 
 struct route_input {
 	const struct sshcfg *cfg;	/* NULL when ssh -G failed */
@@ -65,8 +66,8 @@ int route_force_parse(const char *s, enum route_force *out);
 void route_format_bytes(long long bytes, char *buf, size_t len);
 /* Number of SSM sessions worth opening for bytes (1..max), see route.c. */
 int route_ssm_sessions(long long bytes, int max);
-/* READ/WRITE bytes worth keeping in flight on one connection whose SFTP
- * round trip is rtt_ms (< 0: unknown), see route.c. */
-uint64_t route_inflight_bytes(double rtt_ms);
+/* READ (or, upload, WRITE) bytes worth keeping in flight on one connection
+ * whose SFTP round trip is rtt_ms (< 0: unknown), see route.c. */
+uint64_t route_inflight_bytes(double rtt_ms, bool upload);
 
 #endif

@@ -414,9 +414,11 @@ session_set_inflight(struct session *s)
 
 	if (s->route == ROUTE_SSM_PARALLEL)
 		return;
-	s->inflight_bytes = route_inflight_bytes(ms);
-	log_debug(1, "round trip %.2f ms: %llu KiB in flight per connection", ms,
-	    (unsigned long long)(s->inflight_bytes >> 10));
+	s->inflight_bytes = route_inflight_bytes(ms, false);
+	s->upload_inflight_bytes = route_inflight_bytes(ms, true);
+	log_debug(1, "round trip %.2f ms: %llu KiB in flight per connection (%llu KiB "
+	    "uploading)", ms, (unsigned long long)(s->inflight_bytes >> 10),
+	    (unsigned long long)(s->upload_inflight_bytes >> 10));
 }
 
 /* Close connections from index keep on; returns how many of them ended
@@ -633,7 +635,8 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			/* An SSM session moves ~833 KiB/s: more in flight only
 			 * queues in the proxy and starves the other sessions. */
 			if (d.kind == ROUTE_SSM_PARALLEL)
-				s->inflight_bytes = SESSION_SSM_INFLIGHT;
+				s->inflight_bytes = s->upload_inflight_bytes =
+				    SESSION_SSM_INFLIGHT;
 		}
 	}
 	if (s->nconns == 0)

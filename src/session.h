@@ -28,6 +28,7 @@ struct session {
 	int nconns;
 	uint64_t chunk_size;		/* how the engine splits big files */
 	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
+	uint64_t upload_inflight_bytes;	/* ... when writing */
 	struct sshcfg *grow_cfg;	/* set while the route may still add connections */
 	bool grow_master_live;		/* ... and what was known then */
 };

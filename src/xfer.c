@@ -928,12 +928,13 @@ xfer_planned_bytes(const struct xfer *x)
 
 void
 xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
-    uint64_t inflight_bytes)
+    uint64_t inflight_bytes, uint64_t upload_inflight_bytes)
 {
 	x->conns = conns;
 	x->nconns = nconns;
 	x->p.chunk_size = chunk_size;
 	x->p.inflight_bytes = inflight_bytes;
+	x->p.upload_inflight_bytes = upload_inflight_bytes;
 }
 
 int
@@ -943,8 +944,13 @@ xfer_run(struct xfer *x)
 	pthread_t *tids = xcalloc((size_t)x->nconns, sizeof(*tids));
 	int rc = 0;
 
-	for (size_t i = 0; i < x->nfiles; i++)
+	/* One run moves one way (scp's last operand is the target). */
+	bool up = false;
+
+	for (size_t i = 0; i < x->nfiles; i++) {
+		up = up || x->files[i]->dir == XFER_UP;
 		xfer_queue_file(x, x->files[i]);
+	}
 
 	for (int i = 0; i < x->nconns; i++) {
 		struct worker *w = &ws[i];
@@ -955,8 +961,9 @@ xfer_run(struct xfer *x)
 		w->max_inflight = x->p.nrequests;
 		if (w->max_inflight > XFER_REQ_SLOTS / 2)
 			w->max_inflight = XFER_REQ_SLOTS / 2;
-		w->max_inflight_bytes = x->p.inflight_bytes ? x->p.inflight_bytes :
-		    XFER_DEFAULT_INFLIGHT_BYTES;
+		w->max_inflight_bytes = up ? x->p.upload_inflight_bytes : x->p.inflight_bytes;
+		if (w->max_inflight_bytes == 0)
+			w->max_inflight_bytes = XFER_DEFAULT_INFLIGHT_BYTES;
 		w->max_active = XFER_MAX_ACTIVE;
 		if (w->c->max_handles > 8 && w->max_active > w->c->max_handles / 2)
 			w->max_active = (size_t)(w->c->max_handles / 2);

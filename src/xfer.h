@@ -23,7 +23,8 @@ struct xfer_params {
 	bool recursive;		/* -r */
 	unsigned nrequests;	/* requests in flight per connection; 0 = default */
 	uint64_t chunk_size;	/* smallest piece of a file split across connections; 0 = never split */
-	uint64_t inflight_bytes;	/* READ/WRITE bytes in flight per connection; 0 = default */
+	uint64_t inflight_bytes;	/* READ bytes in flight per connection; 0 = default */
+	uint64_t upload_inflight_bytes;	/* WRITE bytes in flight per connection; 0 = default */
 	struct bwlimit *bw;	/* -l, or NULL */
 	struct progress *progress;	/* NULL when no meter */
 };
@@ -50,7 +51,7 @@ int xfer_run(struct xfer *x);
 uint64_t xfer_planned_bytes(const struct xfer *x);
 /* Use these connections from the next run on (a route that grew). */
 void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
-    uint64_t inflight_bytes);
+    uint64_t inflight_bytes, uint64_t upload_inflight_bytes);
 
 /* Bytes moved so far (all files), for -v summaries and the benchmark. */
 uint64_t xfer_bytes(const struct xfer *x);

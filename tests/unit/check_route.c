@@ -244,22 +244,32 @@ END_TEST
 START_TEST(inflight_model)
 {
 	/* Unknown round trip: the most. */
-	ck_assert_uint_eq(route_inflight_bytes(-1), ROUTE_INFLIGHT_MAX);
-	ck_assert_uint_eq(route_inflight_bytes(0.0 / 0.0), ROUTE_INFLIGHT_MAX);
-	/* Same host or LAN: the floor. */
-	ck_assert_uint_eq(route_inflight_bytes(0), ROUTE_INFLIGHT_MIN);
-	ck_assert_uint_eq(route_inflight_bytes(0.2), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(-1, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(0.0 / 0.0, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(-1, true), ROUTE_UPLOAD_INFLIGHT_MAX);
+	/* Same host or LAN: the floor, both ways. */
+	ck_assert_uint_eq(route_inflight_bytes(0, false), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(0.2, false), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(0.2, true), ROUTE_INFLIGHT_MIN);
 	/* In between: the bandwidth-delay product. */
-	ck_assert_uint_eq(route_inflight_bytes(4.0), (uint64_t)(0.004 * ROUTE_INFLIGHT_RATE));
-	/* Far: the cap. */
-	ck_assert_uint_eq(route_inflight_bytes(50), (uint64_t)(0.050 * ROUTE_INFLIGHT_RATE));
-	ck_assert_uint_eq(route_inflight_bytes(500), ROUTE_INFLIGHT_MAX);
-	/* Monotone in the round trip. */
-	for (double ms = 0, last = 0; ms < 200; ms += 0.37) {
-		double b = (double)route_inflight_bytes(ms);
+	ck_assert_uint_eq(route_inflight_bytes(2.0, false), (uint64_t)(0.002 * ROUTE_INFLIGHT_RATE));
+	ck_assert_uint_eq(route_inflight_bytes(2.0, true), (uint64_t)(0.002 * ROUTE_INFLIGHT_RATE));
+	ck_assert_uint_eq(route_inflight_bytes(50, false), (uint64_t)(0.050 * ROUTE_INFLIGHT_RATE));
+	/* Far: the caps; an upload's is lower. */
+	ck_assert_uint_eq(route_inflight_bytes(50, true), ROUTE_UPLOAD_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(500, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_lt(ROUTE_UPLOAD_INFLIGHT_MAX, ROUTE_INFLIGHT_MAX);
+	/* Monotone in the round trip, never below the floor. */
+	for (int up = 0; up < 2; up++) {
+		double last = 0;
 
-		ck_assert(b >= last);
-		last = b;
+		for (double ms = 0; ms < 200; ms += 0.37) {
+			double b = (double)route_inflight_bytes(ms, up);
+
+			ck_assert(b >= last);
+			ck_assert(b >= (double)ROUTE_INFLIGHT_MIN);
+			last = b;
+		}
 	}
 }
 END_TEST
