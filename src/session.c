@@ -247,6 +247,7 @@ session_connect_one(void *arg)
 		.connect_host = j->direct, .may_prompt = false,
 	};
 	struct fscp_stream st;
+	double t0 = clock_now();
 
 	if (j->proxy != NULL) {
 		p.proxy_fd = proxycmd_spawn(j->proxy, &j->pid, j->err, sizeof(j->err));
@@ -264,6 +265,8 @@ session_connect_one(void *arg)
 	j->sftp = sftp_open(st, j->o->sftp_buflen, j->err, sizeof(j->err));
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
+	else
+		log_debug(1, "connection ready in %.2f s", clock_now() - t0);
 	return NULL;
 }
 
@@ -421,21 +424,56 @@ session_set_inflight(struct session *s)
 	    (unsigned long long)(s->upload_inflight_bytes >> 10));
 }
 
+struct session_closer {
+	struct sftp_conn *sftp;
+	struct sshconn *ssh;
+	pid_t pid;
+	bool bad;
+};
+
+static void *
+session_close_one(void *arg)
+{
+	struct session_closer *k = arg;
+
+	k->bad = sftp_close(k->sftp) != 0;
+	if (k->ssh)
+		sshconn_close(k->ssh);
+	session_reap(k->pid);
+	return NULL;
+}
+
 /* Close connections from index keep on; returns how many of them ended
- * badly (a non-zero exit status of ssh or of the SFTP channel). */
+ * badly (a non-zero exit status of ssh or of the SFTP channel).  Each close
+ * waits a round trip for the server's exit status: through SSM that is
+ * ~40 ms, so twelve sessions are closed side by side, not in turn. */
 static int
 session_drop_from(struct session *s, int keep)
 {
-	int bad = 0;
+	int n = s->nconns - keep, bad = 0;
+	struct session_closer *ks;
+	pthread_t *tids;
 
-	for (int i = keep; i < s->nconns; i++) {
-		if (sftp_close(s->conns[i]) != 0)
-			bad++;
-		if (s->ssh && s->ssh[i])
-			sshconn_close(s->ssh[i]);
-		if (s->proxy_pids)
-			session_reap(s->proxy_pids[i]);
+	if (n <= 0)
+		return 0;
+	ks = xcalloc((size_t)n, sizeof(*ks));
+	tids = xcalloc((size_t)n, sizeof(*tids));
+	for (int i = 0; i < n; i++) {
+		ks[i].sftp = s->conns[keep + i];
+		ks[i].ssh = s->ssh ? s->ssh[keep + i] : NULL;
+		ks[i].pid = s->proxy_pids ? s->proxy_pids[keep + i] : 0;
+		if (n == 1 || pthread_create(&tids[i], NULL, session_close_one, &ks[i]) != 0) {
+			tids[i] = 0;
+			session_close_one(&ks[i]);
+		}
 	}
+	for (int i = 0; i < n; i++) {
+		if (tids[i])
+			pthread_join(tids[i], NULL);
+		bad += ks[i].bad;
+	}
+	free(ks);
+	free(tids);
 	s->nconns = keep;
 	return bad;
 }
@@ -627,7 +665,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			    clock_now() - t0);
 		if (n > 0) {
 			s->nconns = n;
-			if (d.kind == ROUTE_FRESH && proxy == NULL)
+			if (d.kind != ROUTE_SSM_PARALLEL && proxy == NULL)
 				session_drop_from(s, session_near_keep(s, 0));
 			s->route = d.kind;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
