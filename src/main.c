@@ -66,6 +66,19 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
 }
 
+/* The session's connections still coming up, for the engine. */
+static struct sftp_conn *
+run_next_conn(void *ctx)
+{
+	return session_next_conn(ctx);
+}
+
+static void
+run_stop_conns(void *ctx)
+{
+	session_stop_pending(ctx);
+}
+
 static void
 run_close(struct run *r)
 {
@@ -76,6 +89,10 @@ run_close(struct run *r)
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
 	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size, r->s.inflight_bytes,
 	    r->s.upload_inflight_bytes);
+	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns, .ctx = &r->s,
+		.max = session_pending_count(&r->s) };
+
+	xfer_set_joiner(r->x, &j);
 	if (xfer_run(r->x) != 0)
 		log_fatal("Connection closed");
 	xfer_free(r->x);

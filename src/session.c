@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <openssl/crypto.h>
+
 /* How the engine cuts files across connections: SSM sessions are slow,
  * so small pieces keep all of them busy to the end. */
 #define SESSION_CHUNK_SSM	(256ull << 10)
@@ -230,12 +232,29 @@ struct session_job {
 	const char *proxy;		/* expanded ProxyCommand or NULL */
 	const char *direct;		/* ssm-direct address or NULL */
 	bool compress;
+	struct session_pending *batch;
 	/* results */
 	enum sshconn_err rc;
 	char err[512];
 	struct sshconn *ssh;
 	struct sftp_conn *sftp;
-	pid_t pid;
+	pid_t pid;		/* the ProxyCommand; written under batch->lock */
+	double ready_s;		/* seconds from the batch's start */
+	bool done, taken;	/* under batch->lock */
+};
+
+/* Connections being opened side by side.  The copy may start on the first
+ * ones while the rest are still coming up (session_next_conn). */
+struct session_pending {
+	struct session_job *jobs;
+	pthread_t *tids;
+	int n;
+	int ok;			/* came up so far */
+	double t0, last;	/* start, and when the latest came up */
+	bool stop;		/* no more wanted: abort what is still connecting */
+	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 static void *
@@ -250,23 +269,40 @@ session_connect_one(void *arg)
 	double t0 = clock_now();
 
 	if (j->proxy != NULL) {
-		p.proxy_fd = proxycmd_spawn(j->proxy, &j->pid, j->err, sizeof(j->err));
+		pid_t pid = 0;
+
+		p.proxy_fd = proxycmd_spawn(j->proxy, &pid, j->err, sizeof(j->err));
+		pthread_mutex_lock(&j->batch->lock);
+		j->pid = pid;
+		if (j->batch->stop && pid > 0)
+			kill(pid, SIGHUP);
+		pthread_mutex_unlock(&j->batch->lock);
 		if (p.proxy_fd < 0) {
 			j->rc = SSHCONN_ERR_CONNECT;
-			return NULL;
+			goto out;
 		}
 	}
 	j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
 	if (j->rc != SSHCONN_OK)
-		return NULL;
+		goto out;
 	j->rc = sshconn_sftp_stream(j->ssh, &st, j->err, sizeof(j->err));
 	if (j->rc != SSHCONN_OK)
-		return NULL;
+		goto out;
 	j->sftp = sftp_open(st, j->o->sftp_buflen, j->err, sizeof(j->err));
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
 	else
 		log_debug(1, "connection ready in %.2f s", clock_now() - t0);
+out:
+	pthread_mutex_lock(&j->batch->lock);
+	j->done = true;
+	j->ready_s = clock_now() - j->batch->t0;
+	if (j->rc == SSHCONN_OK) {
+		j->batch->ok++;
+		j->batch->last = j->ready_s;
+	}
+	pthread_cond_broadcast(&j->batch->cond);
+	pthread_mutex_unlock(&j->batch->lock);
 	return NULL;
 }
 
@@ -296,53 +332,296 @@ session_job_undo(struct session_job *j)
 	j->pid = 0;
 }
 
-/* Open n bypass connections at once; keeps those that worked.  Returns how
- * many, 0 when the first failed (the caller then falls back). */
+/* exit() runs OpenSSL's cleanup, and a connection thread still in its
+ * handshake then crashes in freed crypto state.  So the batches with
+ * threads are listed here, and an atexit handler stops them and waits for
+ * each to be done (not joined: the owner may be joining).  This list is the
+ * one piece of process-wide state in the session, and it is for exit only. */
+#define SESSION_LIVE_MAX 8
+static pthread_mutex_t session_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct session_pending *session_live[SESSION_LIVE_MAX];
+
+static void
+session_live_stop(void)
+{
+	pthread_mutex_lock(&session_live_lock);
+	for (int k = 0; k < SESSION_LIVE_MAX; k++) {
+		struct session_pending *b = session_live[k];
+		struct timespec until;
+
+		if (b == NULL)
+			continue;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 10;
+		pthread_mutex_lock(&b->lock);
+		b->stop = true;
+		for (;;) {
+			bool busy = false;
+
+			for (int i = 0; i < b->n; i++) {
+				if (!b->jobs[i].done) {
+					busy = true;
+					if (b->jobs[i].pid > 0)
+						kill(b->jobs[i].pid, SIGHUP);
+				}
+			}
+			if (!busy || pthread_cond_timedwait(&b->cond, &b->lock, &until) != 0)
+				break;
+		}
+		pthread_mutex_unlock(&b->lock);
+	}
+	pthread_mutex_unlock(&session_live_lock);
+}
+
+static void
+session_live_add(struct session_pending *b)
+{
+	static bool registered;
+
+	pthread_mutex_lock(&session_live_lock);
+	if (!registered) {
+		/* atexit handlers run last-registered first: have OpenSSL's
+		 * (if it keeps one) registered before this one. */
+		OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+		registered = atexit(session_live_stop) == 0;
+	}
+	for (int k = 0; k < SESSION_LIVE_MAX; k++) {
+		if (session_live[k] == NULL) {
+			session_live[k] = b;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&session_live_lock);
+}
+
+static void
+session_live_remove(struct session_pending *b)
+{
+	pthread_mutex_lock(&session_live_lock);
+	for (int k = 0; k < SESSION_LIVE_MAX; k++)
+		if (session_live[k] == b)
+			session_live[k] = NULL;
+	pthread_mutex_unlock(&session_live_lock);
+}
+
+/* No more connections are wanted from the batch: stop the ones still
+ * connecting (their proxies are hung up on; direct ones finish their
+ * handshake), wait for every thread and close what nobody took.  report:
+ * say under -v how many came up. */
+static void
+session_pending_end(struct session *s, bool report)
+{
+	struct session_pending *b = s->pending;
+
+	if (b == NULL)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	for (int i = 0; i < b->n; i++)
+		if (!b->jobs[i].done && b->jobs[i].pid > 0)
+			kill(b->jobs[i].pid, SIGHUP);
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	for (int i = 0; i < b->n; i++)
+		if (b->tids[i])
+			pthread_join(b->tids[i], NULL);
+	session_live_remove(b);
+	for (int i = 0; i < b->n; i++) {
+		if (!b->jobs[i].taken) {
+			b->jobs[i].taken = true;
+			session_job_undo(&b->jobs[i]);
+		}
+	}
+	if (report && b->ok > 0)
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n, b->last);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->cond);
+	free(b->proxy);
+	free(b->direct);
+	free(b->jobs);
+	free(b->tids);
+	free(b);
+	s->pending = NULL;
+}
+
+static struct sftp_conn *session_take(struct session *s, struct session_job *j, int i, int n);
+
+struct sftp_conn *
+session_next_conn(struct session *s)
+{
+	struct session_pending *b = s->pending;
+	struct sftp_conn *c = NULL;
+
+	if (b == NULL)
+		return NULL;
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop && c == NULL) {
+		int pick = -1;
+		bool left = false;
+
+		for (int i = 0; i < b->n && pick < 0; i++) {
+			if (b->jobs[i].taken)
+				continue;
+			if (b->jobs[i].done)
+				pick = i;
+			else
+				left = true;
+		}
+		if (pick >= 0) {
+			b->jobs[pick].taken = true;
+			pthread_mutex_unlock(&b->lock);
+			c = session_take(s, &b->jobs[pick], pick, b->n);
+			if (c != NULL)
+				log_debug(1, "connection %d of %d joins the copy after %.2f s",
+				    pick + 1, b->n, b->jobs[pick].ready_s);
+			pthread_mutex_lock(&b->lock);
+		} else if (!left) {
+			break;
+		} else {
+			pthread_cond_wait(&b->cond, &b->lock);
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return c;
+}
+
+void
+session_stop_pending(struct session *s)
+{
+	struct session_pending *b = s->pending;
+
+	if (b == NULL)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+int
+session_pending_count(const struct session *s)
+{
+	int n = 0;
+
+	if (s->pending == NULL)
+		return 0;
+	pthread_mutex_lock(&s->pending->lock);
+	for (int i = 0; i < s->pending->n; i++)
+		n += !s->pending->jobs[i].taken;
+	pthread_mutex_unlock(&s->pending->lock);
+	return n;
+}
+
+/* Hand a connection that came up to the session; a failed one is said
+ * under -v and undone. */
+static struct sftp_conn *
+session_take(struct session *s, struct session_job *j, int i, int n)
+{
+	if (j->rc != SSHCONN_OK) {
+		log_verbose("connection %d of %d failed: %s", i + 1, n, session_one_line(j->err));
+		session_job_undo(j);
+		return NULL;
+	}
+	s->conns[s->nconns] = j->sftp;
+	s->ssh[s->nconns] = j->ssh;
+	s->proxy_pids[s->nconns] = j->pid;
+	s->nconns++;
+	return j->sftp;
+}
+
+/* Make room for more connections in the session's arrays; connections
+ * before from (ssh pipes of a standard route) have no libssh session. */
+static void
+session_reserve(struct session *s, int more)
+{
+	size_t cap = (size_t)(s->nconns + more);
+
+	s->conns = xrealloc(s->conns, cap * sizeof(*s->conns));
+	if (s->ssh == NULL) {
+		s->ssh = xcalloc(cap, sizeof(*s->ssh));
+		s->proxy_pids = xcalloc(cap, sizeof(*s->proxy_pids));
+	} else {
+		s->ssh = xrealloc(s->ssh, cap * sizeof(*s->ssh));
+		s->proxy_pids = xrealloc(s->proxy_pids, cap * sizeof(*s->proxy_pids));
+	}
+}
+
+/* Open n bypass connections at once and add those that work to the
+ * session.  Unstaged: wait for all.  Staged: return as soon as one is up
+ * (or the first has failed), leaving the others to session_next_conn.
+ * Returns how many were added, 0 when the first failed (the caller then
+ * falls back; the others are closed). */
 static int
 session_open_bypass(struct session *s, const struct fscp_opts *o, const struct sshcfg *cfg,
-    const char *proxy, const char *direct, bool compress, int n)
+    const char *proxy, const char *direct, bool compress, int n, bool staged)
 {
-	struct session_job *jobs = xcalloc((size_t)n, sizeof(*jobs));
-	pthread_t *tids = xcalloc((size_t)n, sizeof(*tids));
-	int ok = 0;
+	struct session_pending *b = xcalloc(1, sizeof(*b));
+	int had = s->nconns;
 
+	b->jobs = xcalloc((size_t)n, sizeof(*b->jobs));
+	b->tids = xcalloc((size_t)n, sizeof(*b->tids));
+	b->n = n;
+	b->t0 = clock_now();
+	b->proxy = proxy ? xstrdup(proxy) : NULL;
+	b->direct = direct ? xstrdup(direct) : NULL;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	session_live_add(b);
 	for (int i = 0; i < n; i++) {
-		jobs[i] = (struct session_job){ .o = o, .cfg = cfg, .proxy = proxy,
-			.direct = direct, .compress = compress };
-		if (pthread_create(&tids[i], NULL, session_connect_one, &jobs[i]) != 0) {
-			jobs[i].rc = SSHCONN_ERR_CONNECT;
-			snprintf(jobs[i].err, sizeof(jobs[i].err), "pthread_create failed");
-			tids[i] = 0;
+		struct session_job *j = &b->jobs[i];
+
+		*j = (struct session_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
+			.direct = b->direct, .compress = compress, .batch = b };
+		if (pthread_create(&b->tids[i], NULL, session_connect_one, j) != 0) {
+			j->rc = SSHCONN_ERR_CONNECT;
+			snprintf(j->err, sizeof(j->err), "pthread_create failed");
+			j->done = true;
+			b->tids[i] = 0;
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (tids[i])
-			pthread_join(tids[i], NULL);
-	if (jobs[0].rc != SSHCONN_OK) {
-		log_verbose("bypass failed: %s; falling back to the standard route",
-		    jobs[0].err[0] ? session_one_line(jobs[0].err) : "connection failed");
+	pthread_mutex_lock(&b->lock);
+	/* Connections already there (a listing one) start at once. */
+	for (; !(staged && had > 0);) {
+		bool all = true, first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
+
 		for (int i = 0; i < n; i++)
-			session_job_undo(&jobs[i]);
-	} else {
-		s->conns = xcalloc((size_t)n, sizeof(*s->conns));
-		s->ssh = xcalloc((size_t)n, sizeof(*s->ssh));
-		s->proxy_pids = xcalloc((size_t)n, sizeof(*s->proxy_pids));
-		for (int i = 0; i < n; i++) {
-			if (jobs[i].rc != SSHCONN_OK) {
-				log_verbose("connection %d of %d failed: %s", i + 1, n,
-				    session_one_line(jobs[i].err));
-				session_job_undo(&jobs[i]);
-				continue;
-			}
-			s->conns[ok] = jobs[i].sftp;
-			s->ssh[ok] = jobs[i].ssh;
-			s->proxy_pids[ok] = jobs[i].pid;
-			ok++;
-		}
+			all = all && b->jobs[i].done;
+		if (all || first_failed || (staged && b->ok > 0))
+			break;
+		pthread_cond_wait(&b->cond, &b->lock);
 	}
-	free(jobs);
-	free(tids);
-	return ok;
+	pthread_mutex_unlock(&b->lock);
+	if (had == 0 && b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK) {
+		log_verbose("bypass failed: %s; falling back to the standard route",
+		    b->jobs[0].err[0] ? session_one_line(b->jobs[0].err) : "connection failed");
+		b->jobs[0].taken = true;
+		session_job_undo(&b->jobs[0]);
+		s->pending = b;
+		session_pending_end(s, false);
+		return 0;
+	}
+	session_reserve(s, n);
+	s->pending = b;
+	pthread_mutex_lock(&b->lock);
+	for (int i = 0; i < n; i++) {
+		struct session_job *j = &b->jobs[i];
+
+		if (!j->done || j->taken)
+			continue;
+		j->taken = true;
+		pthread_mutex_unlock(&b->lock);
+		(void)session_take(s, j, i, n);
+		pthread_mutex_lock(&b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (!staged)
+		session_pending_end(s, true);
+	else if (session_pending_count(s) > 0)
+		log_verbose("%d of %d connections up in %.2f s: the copy starts, the others "
+		    "join as they come up", s->nconns, had + n, clock_now() - b->t0);
+	else
+		session_pending_end(s, true);
+	return s->nconns - had;
 }
 
 /* A server this near (a round trip under 2 ms: the same host or a LAN) is
@@ -567,11 +846,11 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 {
 	struct route_input in = { .bytes = bytes };
 	struct route_decision d;
-	struct sshcfg cfg;
+	struct sshcfg *cfg = NULL;
 	struct proxycmd_ssm ssm = { 0 };
 	char err[512], why[512] = "";
 	char *proxy = NULL, *direct = NULL;
-	bool have_cfg = false, compress;
+	bool compress;
 	const char *force = getenv("FSCP_ROUTE");
 
 	memset(s, 0, sizeof(*s));
@@ -596,14 +875,19 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		in.legacy_or_special = true;
 		in.special_why = "-S with a program other than ssh";
 	} else if (in.force != ROUTE_FORCE_STANDARD) {
-		if (sshcfg_load(o, user, host, port, &cfg, err, sizeof(err)) == 0) {
-			have_cfg = true;
-			in.cfg = &cfg;
-			in.master_live = session_master_live(cfg.controlpath);
-			in.ssm = proxycmd_is_ssm(cfg.proxycommand, &ssm);
-			if (!in.ssm && cfg.proxyjump != NULL)
-				in.ssm = in.ssm_via_jump = session_jump_is_ssm(o, cfg.proxyjump);
+		/* The session keeps it: connections may still be coming up
+		 * (and reading it) after this returns. */
+		cfg = xcalloc(1, sizeof(*cfg));
+		if (sshcfg_load(o, user, host, port, cfg, err, sizeof(err)) == 0) {
+			s->cfg = cfg;
+			in.cfg = cfg;
+			in.master_live = session_master_live(cfg->controlpath);
+			in.ssm = proxycmd_is_ssm(cfg->proxycommand, &ssm);
+			if (!in.ssm && cfg->proxyjump != NULL)
+				in.ssm = in.ssm_via_jump = session_jump_is_ssm(o, cfg->proxyjump);
 		} else {
+			free(cfg);
+			cfg = NULL;
 			in.special_why = "ssh -G failed";
 			log_verbose("ssh -G %s: %s", host, err);
 		}
@@ -622,11 +906,11 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		if (bytes >= 0 && bytes < SESSION_SSM_DIRECT_MIN_BYTES)
 			whyp = "copy too small to look for a direct route";
 		else
-			addr = session_ssm_address(&ssm, cfg.hostname, &whyp);
+			addr = session_ssm_address(&ssm, cfg->hostname, &whyp);
 		if (addr != NULL) {
 			char perr[256] = "";
 
-			if (session_probe_direct(&cfg, addr, perr, sizeof(perr))) {
+			if (session_probe_direct(cfg, addr, perr, sizeof(perr))) {
 				in.direct_ok = true;
 				direct = addr;
 				addr = NULL;
@@ -647,25 +931,24 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	route_decide(&in, &d);
 	log_verbose("route %s: %s", route_name(d.kind), d.reason);
 
-	if (d.kind != ROUTE_STANDARD && have_cfg) {
+	if (d.kind != ROUTE_STANDARD && cfg != NULL) {
 		int n;
 
 		if (d.kind != ROUTE_SSM_DIRECT)
-			proxy = session_proxy_command(o, &cfg);
-		compress = o->compress || cfg.compression;
+			proxy = session_proxy_command(o, cfg);
+		compress = o->compress || cfg->compression;
 		if (!compress && d.kind == ROUTE_SSM_PARALLEL && session_sample_compresses(sample)) {
 			log_verbose("data compresses well: zlib on over SSM");
 			compress = true;
 		}
-		double t0 = clock_now();
-
-		n = session_open_bypass(s, o, &cfg, proxy, direct, compress, d.connections);
-		if (n > 0)
-			log_verbose("%d of %d connections ready in %.2f s", n, d.connections,
-			    clock_now() - t0);
+		/* SSM sessions come up over a second or more, some later than
+		 * others: the copy starts on the first.  Direct connections
+		 * come up together, and a near server keeps only some. */
+		n = session_open_bypass(s, o, cfg, proxy, direct, compress, d.connections,
+		    d.kind == ROUTE_SSM_PARALLEL);
 		if (n > 0) {
-			s->nconns = n;
-			if (d.kind != ROUTE_SSM_PARALLEL && proxy == NULL)
+			if (d.kind != ROUTE_SSM_PARALLEL && proxy == NULL &&
+			    in.connections_wanted == 0)
 				session_drop_from(s, session_near_keep(s, 0));
 			s->route = d.kind;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
@@ -680,37 +963,29 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	if (s->nconns == 0)
 		session_open_standard(s, o);
 	session_set_inflight(s);
-	if (s->route == ROUTE_STANDARD && d.grow && have_cfg && o->sftp_direct == NULL) {
-		s->grow_cfg = xmalloc(sizeof(cfg));
-		*s->grow_cfg = cfg;
-		s->grow_master_live = in.master_live;
-		have_cfg = false;	/* now owned by the session */
-	}
+	s->may_grow = s->route == ROUTE_STANDARD && d.grow && cfg != NULL && o->sftp_direct == NULL;
+	s->master_live = in.master_live;
 	free(proxy);
 	free(direct);
 	if (in.ssm)
 		proxycmd_ssm_free(&ssm);
-	if (have_cfg)
-		sshcfg_free(&cfg);
 }
 
 bool
 session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 {
-	struct route_input in = { .cfg = s->grow_cfg, .bytes = bytes,
-		.master_live = s->grow_master_live };
+	struct route_input in = { .cfg = s->cfg, .bytes = bytes, .master_live = s->master_live };
 	struct route_decision d;
-	struct session extra = { 0 };
-	int n = 0;
-	bool grew = false;
+	int had = s->nconns;
 
-	if (s->grow_cfg == NULL)
+	if (!s->may_grow)
 		return false;
+	s->may_grow = false;
 	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
 	route_decide(&in, &d);
 	if (d.kind != ROUTE_FRESH) {
 		log_verbose("route stays standard: %s", d.reason);
-		goto done;
+		return false;
 	}
 	/* The ssh connection is one of them already. */
 	int want = d.connections - 1;
@@ -721,7 +996,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		/* The listing measured the round trip: open no more connections
 		 * than a near server is given.  Through a master the listing
 		 * connection does not count (it is what the bypass avoids). */
-		int more = s->grow_master_live ? near : near - s->nconns;
+		int more = s->master_live ? near : near - s->nconns;
 
 		if (more < want)
 			want = more;
@@ -729,68 +1004,32 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 			log_verbose("route standard: the server answers in %.2f ms and this "
 			    "machine has %ld cores: the listing connection is enough", rtt,
 			    sysconf(_SC_NPROCESSORS_ONLN));
-			goto done;
+			return false;
 		}
 	}
 	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
-	double t0 = clock_now();
-
-	n = session_open_bypass(&extra, o, s->grow_cfg, NULL, NULL,
-	    o->compress || s->grow_cfg->compression, want);
-	if (n > 0)
-		log_verbose("%d of %d connections ready in %.2f s (with the one that listed)",
-		    n + 1, d.connections, clock_now() - t0);
-	if (n > 0) {
-		int had = s->nconns;
-
-		s->conns = xrealloc(s->conns, (size_t)(s->nconns + n) * sizeof(*s->conns));
-		s->ssh = xrealloc(s->ssh, (size_t)(s->nconns + n) * sizeof(*s->ssh));
-		s->proxy_pids = xrealloc(s->proxy_pids, (size_t)(s->nconns + n) * sizeof(pid_t));
-		for (int i = 0; i < had; i++) {
-			s->ssh[i] = NULL;	/* ssh pipes, not libssh */
-			s->proxy_pids[i] = 0;
-		}
-		for (int i = 0; i < n; i++) {
-			s->conns[had + i] = extra.conns[i];
-			s->ssh[had + i] = extra.ssh[i];
-			s->proxy_pids[had + i] = extra.proxy_pids[i];
-		}
-		free(extra.conns);
-		free(extra.ssh);
-		free(extra.proxy_pids);
-		s->nconns += n;
-		/* Through a master the listing connection is the master's, which
-		 * is what the bypass avoids: it does not count then. */
-		int keep = session_near_keep(s, had);
-
-		if (!s->grow_master_live)
-			keep = keep > had ? keep - had : 0;
-		session_drop_from(s, had + keep);
-		grew = s->nconns > had;
-		if (grew) {
-			s->route = ROUTE_FRESH;
-			s->chunk_size = SESSION_CHUNK_FAST;
-		} else {
-			log_verbose("route standard: a near server and few cores: the listing "
-			    "connection is enough");
-		}
-	}
-done:
+	/* The listing connection starts on the data while the others connect
+	 * (at 50 ms a libssh connection takes half a second to come up). */
+	(void)session_open_bypass(s, o, s->cfg, NULL, NULL, o->compress || s->cfg->compression,
+	    want, true);
+	if (s->nconns == had && session_pending_count(s) == 0)
+		return false;
+	s->route = ROUTE_FRESH;
+	s->chunk_size = SESSION_CHUNK_FAST;
 	session_set_inflight(s);
-	sshcfg_free(s->grow_cfg);
-	free(s->grow_cfg);
-	s->grow_cfg = NULL;
-	return grew;
+	return s->nconns > had || session_pending_count(s) > 0;
 }
 
 int
 session_close(struct session *s)
 {
-	int bad = session_drop_from(s, 0);
+	int bad;
 
-	if (s->grow_cfg) {
-		sshcfg_free(s->grow_cfg);
-		free(s->grow_cfg);
+	session_pending_end(s, true);
+	bad = session_drop_from(s, 0);
+	if (s->cfg) {
+		sshcfg_free(s->cfg);
+		free(s->cfg);
 	}
 	free(s->conns);
 	free(s->ssh);

@@ -15,6 +15,7 @@
 #include "args.h"
 #include "route.h"
 
+struct session_pending;
 struct sftp_conn;
 struct sshconn;
 
@@ -29,8 +30,10 @@ struct session {
 	uint64_t chunk_size;		/* how the engine splits big files */
 	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
 	uint64_t upload_inflight_bytes;	/* ... when writing */
-	struct sshcfg *grow_cfg;	/* set while the route may still add connections */
-	bool grow_master_live;		/* ... and what was known then */
+	struct session_pending *pending;	/* connections still coming up */
+	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
+	bool master_live;		/* the ControlPath answered */
+	bool may_grow;			/* standard until the size is known */
 };
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
@@ -42,6 +45,14 @@ void session_open(struct session *s, const struct fscp_opts *o, const char *host
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  s->conns may move either way: read it again afterwards. */
 bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes);
+/* Connections still coming up: how many, the next one that does (blocks;
+ * NULL when none is left or after session_stop_pending), and stop handing
+ * them out (the copy needs no more; session_close closes them).  The
+ * engine calls these from its own threads while the session is otherwise
+ * left alone. */
+int session_pending_count(const struct session *s);
+struct sftp_conn *session_next_conn(struct session *s);
+void session_stop_pending(struct session *s);
 /* Close everything; returns the number of ssh processes / sessions that
  * ended badly (scp counts a failing ssh as an error). */
 int session_close(struct session *s);

@@ -94,6 +94,8 @@ struct xfer {
 	struct xfer_params p;
 	struct sftp_conn **conns;
 	int nconns;
+	int nplanned;		/* nconns and the joiner's: how files are split */
+	struct xfer_joiner joiner;	/* max 0: none */
 	/* shared queue */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -234,9 +236,9 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	uint64_t chunk = x->p.chunk_size, size = f->size;
 	size_t n = 1;
 
-	if (x->nconns > 1 && chunk > 0 && size > chunk) {
-		uint64_t even = (size + (uint64_t)x->nconns * XFER_PIECES_PER_CONN - 1) /
-		    ((uint64_t)x->nconns * XFER_PIECES_PER_CONN);
+	if (x->nplanned > 1 && chunk > 0 && size > chunk) {
+		uint64_t even = (size + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
+		    ((uint64_t)x->nplanned * XFER_PIECES_PER_CONN);
 
 		if (chunk < even)
 			chunk = even;
@@ -937,38 +939,105 @@ xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t ch
 	x->p.upload_inflight_bytes = upload_inflight_bytes;
 }
 
+void
+xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j)
+{
+	if (j != NULL && j->max > 0)
+		x->joiner = *j;
+	else
+		memset(&x->joiner, 0, sizeof(x->joiner));
+}
+
+static void
+worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up)
+{
+	w->x = x;
+	w->c = c;
+	w->reqs = xcalloc(XFER_REQ_SLOTS, sizeof(*w->reqs));
+	w->max_inflight = x->p.nrequests;
+	if (w->max_inflight > XFER_REQ_SLOTS / 2)
+		w->max_inflight = XFER_REQ_SLOTS / 2;
+	w->max_inflight_bytes = up ? x->p.upload_inflight_bytes : x->p.inflight_bytes;
+	if (w->max_inflight_bytes == 0)
+		w->max_inflight_bytes = XFER_DEFAULT_INFLIGHT_BYTES;
+	w->max_active = XFER_MAX_ACTIVE;
+	if (w->c->max_handles > 8 && w->max_active > w->c->max_handles / 2)
+		w->max_active = (size_t)(w->c->max_handles / 2);
+	w->active = xcalloc(w->max_active, sizeof(*w->active));
+}
+
+/* Nothing is left to hand out: a connection arriving now has no work. */
+static bool
+xfer_drained(struct xfer *x)
+{
+	bool drained;
+
+	pthread_mutex_lock(&x->lock);
+	drained = x->dead || (x->head == NULL && x->unreleased == 0);
+	pthread_mutex_unlock(&x->lock);
+	return drained;
+}
+
+struct xfer_joining {
+	struct xfer *x;
+	struct worker *ws;	/* room for max workers */
+	pthread_t *tids;
+	int started;
+	bool up;
+};
+
+/* Give each connection that comes up while work is left a worker. */
+static void *
+xfer_join_thread(void *arg)
+{
+	struct xfer_joining *jn = arg;
+	struct xfer *x = jn->x;
+
+	while (jn->started < x->joiner.max) {
+		struct sftp_conn *c = x->joiner.next(x->joiner.ctx);
+		struct worker *w = &jn->ws[jn->started];
+
+		if (c == NULL)
+			break;
+		if (xfer_drained(x))
+			continue;	/* the session closes it */
+		worker_init(w, x, c, jn->up);
+		if (pthread_create(&jn->tids[jn->started], NULL, worker_thread, w) != 0) {
+			free(w->active);
+			free(w->reqs);
+			memset(w, 0, sizeof(*w));
+			continue;
+		}
+		jn->started++;
+	}
+	for (int i = 0; i < jn->started; i++)
+		pthread_join(jn->tids[i], NULL);
+	return NULL;
+}
+
 int
 xfer_run(struct xfer *x)
 {
-	struct worker *ws = xcalloc((size_t)x->nconns, sizeof(*ws));
-	pthread_t *tids = xcalloc((size_t)x->nconns, sizeof(*tids));
+	int extra = x->joiner.max, total;
+	struct worker *ws = xcalloc((size_t)(x->nconns + extra), sizeof(*ws));
+	pthread_t *tids = xcalloc((size_t)(x->nconns + extra), sizeof(*tids));
+	struct xfer_joining jn = { .x = x, .ws = ws + x->nconns, .tids = tids + x->nconns };
+	pthread_t joiner;
 	int rc = 0;
 
 	/* One run moves one way (scp's last operand is the target). */
 	bool up = false;
 
+	x->nplanned = x->nconns + extra;
 	for (size_t i = 0; i < x->nfiles; i++) {
 		up = up || x->files[i]->dir == XFER_UP;
 		xfer_queue_file(x, x->files[i]);
 	}
-
-	for (int i = 0; i < x->nconns; i++) {
-		struct worker *w = &ws[i];
-
-		w->x = x;
-		w->c = x->conns[i];
-		w->reqs = xcalloc(XFER_REQ_SLOTS, sizeof(*w->reqs));
-		w->max_inflight = x->p.nrequests;
-		if (w->max_inflight > XFER_REQ_SLOTS / 2)
-			w->max_inflight = XFER_REQ_SLOTS / 2;
-		w->max_inflight_bytes = up ? x->p.upload_inflight_bytes : x->p.inflight_bytes;
-		if (w->max_inflight_bytes == 0)
-			w->max_inflight_bytes = XFER_DEFAULT_INFLIGHT_BYTES;
-		w->max_active = XFER_MAX_ACTIVE;
-		if (w->c->max_handles > 8 && w->max_active > w->c->max_handles / 2)
-			w->max_active = (size_t)(w->c->max_handles / 2);
-		w->active = xcalloc(w->max_active, sizeof(*w->active));
-	}
+	jn.up = up;
+	for (int i = 0; i < x->nconns; i++)
+		worker_init(&ws[i], x, x->conns[i], up);
+	if (extra > 0 && pthread_create(&joiner, NULL, xfer_join_thread, &jn) != 0)
+		extra = 0;
 	if (x->nconns == 1) {
 		worker_thread(&ws[0]);
 	} else {
@@ -978,7 +1047,15 @@ xfer_run(struct xfer *x)
 		for (int i = 0; i < x->nconns; i++)
 			pthread_join(tids[i], NULL);
 	}
-	for (int i = 0; i < x->nconns; i++) {
+	/* Every task has been taken (or the copy failed): stop waiting for
+	 * connections; the late workers finish what they hold. */
+	if (extra > 0) {
+		x->joiner.stop(x->joiner.ctx);
+		pthread_join(joiner, NULL);
+	}
+	total = x->nconns + jn.started;
+	memset(&x->joiner, 0, sizeof(x->joiner));
+	for (int i = 0; i < total; i++) {
 		log_debug(2, "connection %d: %u tasks, %llu bytes", i, ws[i].tasks,
 		    (unsigned long long)ws[i].moved);
 		for (size_t j = 0; j < ws[i].nactive; j++)

@@ -46,6 +46,17 @@ void xfer_download(struct xfer *x, const char *src, const char *dst);
 /* Move everything queued, then apply directory modes/times (after their
  * contents, as scp does).  Returns -1 when a connection died. */
 int xfer_run(struct xfer *x);
+/* Connections that come up while a run is under way: next() blocks until
+ * one is ready (NULL: no more), stop() makes it return NULL from then on;
+ * at most max of them.  Each one that arrives while work is left gets a
+ * worker; the caller keeps owning them. */
+struct xfer_joiner {
+	struct sftp_conn *(*next)(void *ctx);
+	void (*stop)(void *ctx);
+	void *ctx;
+	int max;
+};
+void xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j);
 
 /* Bytes of the files planned and not yet run. */
 uint64_t xfer_planned_bytes(const struct xfer *x);
