@@ -200,6 +200,12 @@ route_check "$name" "nobody logged in at the wrong-key address" \
 route_check "$name" "the wrong-key host was actually probed" \
 	grep -q "from 127\\.0\\.0\\.[0-9]* port" "$D2/sshd.log"
 
+# A fatal error in the planning while SSM sessions may still be coming up
+# (the copy starts on the first): the same message and status as scp, and no
+# crash at exit from a connection thread still in its handshake.
+name="ssm-parallel: missing source, then a big one: scp's fatal error"
+route_compare --name "$name" --setup setup --expect-rc 255 -- src/missing src/big.bin "$I_PAR:dst/"
+
 # Unknown instance: the fake CLI's TargetNotConnected; ssh fails, scp exits 255.
 # fscp (a bypass is tried for 6 MiB, then the fallback) must fail the same way.
 name="unknown instance: both fail alike"
