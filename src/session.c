@@ -643,33 +643,6 @@ session_near_limit(double rtt_ms)
 	return cores >= 2 ? (int)(cores / 2) : 1;
 }
 
-/* How many of the connections from index from on are worth keeping. */
-static int
-session_near_keep(struct session *s, int from)
-{
-	double best = -1;	/* the quickest connect is the round trip; the
-				   others waited for a core as well */
-	int limit;
-
-	for (int i = from; i < s->nconns; i++) {
-		double ms = s->ssh && s->ssh[i] ? sshconn_connect_ms(s->ssh[i]) : -1;
-
-		if (ms >= 0 && s->conns[i]->rtt_ms >= 0)
-			ms = s->conns[i]->rtt_ms;
-
-		if (ms < 0)
-			return s->nconns - from;	/* through a proxy: nothing known */
-		if (best < 0 || ms < best)
-			best = ms;
-	}
-	limit = session_near_limit(best);
-	if (limit == 0 || s->nconns - from <= limit)
-		return s->nconns - from;
-	log_verbose("server answers in %.2f ms and this machine has %ld cores: "
-	    "%d fresh connection%s", best, sysconf(_SC_NPROCESSORS_ONLN), limit,
-	    limit == 1 ? "" : "s");
-	return limit;
-}
 
 /* The quickest SFTP round trip among the connections; -1 when none was
  * measured. */
@@ -681,6 +654,9 @@ session_rtt(const struct session *s)
 	for (int i = 0; i < s->nconns; i++) {
 		double ms = s->conns[i]->rtt_ms;
 
+		/* A server without limits@openssh.com: the TCP connect's. */
+		if (ms < 0 && s->ssh && s->ssh[i])
+			ms = sshconn_connect_ms(s->ssh[i]);
 		if (ms >= 0 && (best < 0 || ms < best))
 			best = ms;
 	}
@@ -942,14 +918,29 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 			compress = true;
 		}
 		/* SSM sessions come up over a second or more, some later than
-		 * others: the copy starts on the first.  Direct connections
-		 * come up together, and a near server keeps only some. */
-		n = session_open_bypass(s, o, cfg, proxy, direct, compress, d.connections,
-		    d.kind == ROUTE_SSM_PARALLEL);
+		 * others: the copy starts on the first.  Direct connections:
+		 * the first one tells the round trip; a near server is given
+		 * fewer, and the copy starts while the others connect. */
+		bool probe_first = d.kind != ROUTE_SSM_PARALLEL && proxy == NULL &&
+		    in.connections_wanted == 0 && d.connections > 1;
+
+		n = session_open_bypass(s, o, cfg, proxy, direct, compress,
+		    probe_first ? 1 : d.connections, d.kind == ROUTE_SSM_PARALLEL);
+		if (n > 0 && probe_first) {
+			double rtt = session_rtt(s);
+			int near = session_near_limit(rtt), more = d.connections - 1;
+
+			if (near > 0 && near - 1 < more) {
+				more = near - 1;
+				log_verbose("server answers in %.2f ms and this machine has %ld "
+				    "cores: %d fresh connection%s", rtt,
+				    sysconf(_SC_NPROCESSORS_ONLN), near, near == 1 ? "" : "s");
+			}
+			if (more > 0)
+				(void)session_open_bypass(s, o, cfg, proxy, direct, compress, more,
+				    true);
+		}
 		if (n > 0) {
-			if (d.kind != ROUTE_SSM_PARALLEL && proxy == NULL &&
-			    in.connections_wanted == 0)
-				session_drop_from(s, session_near_keep(s, 0));
 			s->route = d.kind;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
 			    SESSION_CHUNK_FAST;
