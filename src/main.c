@@ -87,8 +87,8 @@ run_close(struct run *r)
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
-	xfer_set_conns(r->x, r->s.conns, r->s.nconns, r->s.chunk_size, r->s.inflight_bytes,
-	    r->s.upload_inflight_bytes);
+	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
 	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns, .ctx = &r->s,
 		.max = session_pending_count(&r->s) };
 

@@ -982,29 +982,31 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	int want = d.connections - 1;
 	double rtt = session_rtt(s);
 	int near = session_near_limit(rtt);
+	bool near_only = near > 0 && in.connections_wanted == 0;
 
-	if (near > 0 && in.connections_wanted == 0) {
-		/* The listing measured the round trip: open no more connections
-		 * than a near server is given.  Through a master the listing
-		 * connection does not count (it is what the bypass avoids). */
-		int more = s->master_live ? near : near - s->nconns;
-
-		if (more < want)
-			want = more;
-		if (want <= 0) {
-			log_verbose("route standard: the server answers in %.2f ms and this "
-			    "machine has %ld cores: the listing connection is enough", rtt,
-			    sysconf(_SC_NPROCESSORS_ONLN));
-			return false;
-		}
+	if (near_only) {
+		/* The listing measured the round trip: a near server is bound
+		 * by CPU, and the data goes faster over a libssh connection than
+		 * through an ssh process (256 MiB: 0.80 s against 1.1 s).  Open
+		 * what a near server is given; the listing connection rests. */
+		want = near;
+		log_verbose("route %s: %s (after listing); the server answers in %.2f ms and "
+		    "this machine has %ld cores: %d fresh connection%s", route_name(d.kind),
+		    d.reason, rtt, sysconf(_SC_NPROCESSORS_ONLN), near, near == 1 ? "" : "s");
+	} else {
+		log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	}
-	log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
-	/* The listing connection starts on the data while the others connect
-	 * (at 50 ms a libssh connection takes half a second to come up). */
+	/* Far away the listing connection starts on the data while the others
+	 * connect (at 50 ms a libssh connection takes half a second). */
 	(void)session_open_bypass(s, o, s->cfg, NULL, NULL, o->compress || s->cfg->compression,
-	    want, true);
-	if (s->nconns == had && session_pending_count(s) == 0)
+	    want, !near_only);
+	if (s->nconns == had && session_pending_count(s) == 0) {
+		log_verbose("route standard: no fresh connection came up; the listing one "
+		    "carries the copy");
 		return false;
+	}
+	if (near_only)
+		s->data_from = had;
 	s->route = ROUTE_FRESH;
 	s->chunk_size = SESSION_CHUNK_FAST;
 	session_set_inflight(s);

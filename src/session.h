@@ -27,6 +27,8 @@ struct session {
 	struct sshconn **ssh;		/* libssh sessions (bypass), else NULL */
 	pid_t *proxy_pids;		/* ProxyCommand children we run, 0 if none */
 	int nconns;
+	int data_from;			/* the copy uses conns[data_from..]; the
+					   ones before (a listing) rest */
 	uint64_t chunk_size;		/* how the engine splits big files */
 	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
 	uint64_t upload_inflight_bytes;	/* ... when writing */
