@@ -555,9 +555,12 @@ static int
 session_open_bypass(struct session *s, const struct fscp_opts *o, const struct sshcfg *cfg,
     const char *proxy, const char *direct, bool compress, int n, bool staged)
 {
-	struct session_pending *b = xcalloc(1, sizeof(*b));
+	struct session_pending *b;
 	int had = s->nconns;
+	bool first_failed = false;
 
+	session_pending_end(s, true);	/* one batch at a time */
+	b = xcalloc(1, sizeof(*b));
 	b->jobs = xcalloc((size_t)n, sizeof(*b->jobs));
 	b->tids = xcalloc((size_t)n, sizeof(*b->tids));
 	b->n = n;
@@ -582,8 +585,9 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	pthread_mutex_lock(&b->lock);
 	/* Connections already there (a listing one) start at once. */
 	for (; !(staged && had > 0);) {
-		bool all = true, first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
+		bool all = true;
 
+		first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
 		for (int i = 0; i < n; i++)
 			all = all && b->jobs[i].done;
 		if (all || first_failed || (staged && b->ok > 0))
@@ -591,7 +595,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 		pthread_cond_wait(&b->cond, &b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);
-	if (had == 0 && b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK) {
+	if (had == 0 && first_failed) {
 		log_verbose("bypass failed: %s; falling back to the standard route",
 		    b->jobs[0].err[0] ? session_one_line(b->jobs[0].err) : "connection failed");
 		b->jobs[0].taken = true;
