@@ -443,6 +443,8 @@ run_groups() {	# dir
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# The source's revision now: the tree may move on during a long run.
+rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null || echo unknown)
 t_start=$SECONDS
 run_groups upload
 run_groups download
@@ -452,7 +454,6 @@ elapsed=$((SECONDS - t_start))
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 libssh=$(pkg-config --modversion libssh 2>/dev/null ||
 	dpkg-query -W -f='${Version}' libssh-4 2>/dev/null || echo unknown)
-rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null || echo unknown)
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "mode=$([ $quick = 1 ] && echo quick || echo full) ($runs run(s) per tool, ${elapsed} s)"
