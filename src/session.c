@@ -252,6 +252,7 @@ struct session_pending {
 	int ok;			/* came up so far */
 	double t0, last;	/* start, and when the latest came up */
 	bool stop;		/* no more wanted: abort what is still connecting */
+	bool joined;		/* someone is joining the threads (owner or exit) */
 	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -333,43 +334,50 @@ session_job_undo(struct session_job *j)
 }
 
 /* exit() runs OpenSSL's cleanup, and a connection thread still in its
- * handshake then crashes in freed crypto state.  So the batches with
- * threads are listed here, and an atexit handler stops them and waits for
- * each to be done (not joined: the owner may be joining).  This list is the
- * one piece of process-wide state in the session, and it is for exit only. */
+ * handshake then crashes in freed crypto state (or leaks its per-thread
+ * state).  So the batches with threads are listed here, and an atexit
+ * handler stops them and joins their threads, unless their owner is doing
+ * that already.  This list is the one piece of process-wide state in the
+ * session, and it is for exit only. */
 #define SESSION_LIVE_MAX 8
 static pthread_mutex_t session_live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct session_pending *session_live[SESSION_LIVE_MAX];
+
+/* Stop what is still connecting (hang up on its proxy; a direct one
+ * finishes its handshake).  Returns true when the caller is the one to
+ * join the threads. */
+static bool
+session_batch_stop(struct session_pending *b)
+{
+	bool join;
+
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	for (int i = 0; i < b->n; i++)
+		if (!b->jobs[i].done && b->jobs[i].pid > 0)
+			kill(b->jobs[i].pid, SIGHUP);
+	pthread_cond_broadcast(&b->cond);
+	join = !b->joined;
+	b->joined = true;
+	pthread_mutex_unlock(&b->lock);
+	return join;
+}
+
+static void
+session_batch_join(struct session_pending *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (b->tids[i])
+			pthread_join(b->tids[i], NULL);
+}
 
 static void
 session_live_stop(void)
 {
 	pthread_mutex_lock(&session_live_lock);
-	for (int k = 0; k < SESSION_LIVE_MAX; k++) {
-		struct session_pending *b = session_live[k];
-		struct timespec until;
-
-		if (b == NULL)
-			continue;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 10;
-		pthread_mutex_lock(&b->lock);
-		b->stop = true;
-		for (;;) {
-			bool busy = false;
-
-			for (int i = 0; i < b->n; i++) {
-				if (!b->jobs[i].done) {
-					busy = true;
-					if (b->jobs[i].pid > 0)
-						kill(b->jobs[i].pid, SIGHUP);
-				}
-			}
-			if (!busy || pthread_cond_timedwait(&b->cond, &b->lock, &until) != 0)
-				break;
-		}
-		pthread_mutex_unlock(&b->lock);
-	}
+	for (int k = 0; k < SESSION_LIVE_MAX; k++)
+		if (session_live[k] != NULL && session_batch_stop(session_live[k]))
+			session_batch_join(session_live[k]);
 	pthread_mutex_unlock(&session_live_lock);
 }
 
@@ -380,9 +388,9 @@ session_live_add(struct session_pending *b)
 
 	pthread_mutex_lock(&session_live_lock);
 	if (!registered) {
-		/* atexit handlers run last-registered first: have OpenSSL's
-		 * (if it keeps one) registered before this one. */
-		OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+		/* atexit handlers run last-registered first: have OpenSSL
+		 * register its cleanup now, so that this one runs before it. */
+		OPENSSL_init_crypto(0, NULL);
 		registered = atexit(session_live_stop) == 0;
 	}
 	for (int k = 0; k < SESSION_LIVE_MAX; k++) {
@@ -415,17 +423,9 @@ session_pending_end(struct session *s, bool report)
 
 	if (b == NULL)
 		return;
-	pthread_mutex_lock(&b->lock);
-	b->stop = true;
-	for (int i = 0; i < b->n; i++)
-		if (!b->jobs[i].done && b->jobs[i].pid > 0)
-			kill(b->jobs[i].pid, SIGHUP);
-	pthread_cond_broadcast(&b->cond);
-	pthread_mutex_unlock(&b->lock);
-	for (int i = 0; i < b->n; i++)
-		if (b->tids[i])
-			pthread_join(b->tids[i], NULL);
-	session_live_remove(b);
+	if (session_batch_stop(b))
+		session_batch_join(b);
+	session_live_remove(b);		/* waits for an exit handler using b */
 	for (int i = 0; i < b->n; i++) {
 		if (!b->jobs[i].taken) {
 			b->jobs[i].taken = true;
