@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sshcfg.h"
 #include "args.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -264,15 +265,6 @@ buf_add(struct buf *b, const char *s, size_t n)
 	b->p[b->n] = '\0';
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Copy stderr text into err: first non-empty lines, CR/LF trimmed. */
 static void
 set_err_from(char *err, size_t errlen, const struct buf *e, const char *fallback)
@@ -330,10 +322,10 @@ sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
 	close(pe[1]);
 	po[1] = pe[1] = -1;
 
-	deadline = now_ms() + SSHCFG_TIMEOUT_MS;
+	deadline = clock_now_ms() + SSHCFG_TIMEOUT_MS;
 	while (po[0] != -1 || pe[0] != -1) {
 		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-		long long left = deadline - now_ms();
+		long long left = deadline - clock_now_ms();
 		char tmp[4096];
 		int r;
 

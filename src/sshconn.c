@@ -23,6 +23,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "clock.h"
 #include "log.h"
 #include "strv.h"
 
@@ -57,15 +58,6 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- TCP ------------------------------------------------------------ */
 
 /* Wait for a non-blocking connect; deadline < 0 means no limit. */
@@ -80,7 +72,7 @@ tcp_wait(int fd, long long deadline)
 		int left = -1;
 
 		if (deadline >= 0) {
-			long long d = deadline - now_ms();
+			long long d = deadline - clock_now_ms();
 			if (d <= 0)
 				return ETIMEDOUT;
 			left = d > 0x7fffffff ? 0x7fffffff : (int)d;
@@ -106,7 +98,7 @@ tcp_connect(const char *host, int port, int family, int timeout_s,
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char portstr[16];
-	long long deadline = timeout_s > 0 ? now_ms() + timeout_s * 1000LL : -1;
+	long long deadline = timeout_s > 0 ? clock_now_ms() + timeout_s * 1000LL : -1;
 	int rc, fd = -1, lasterr = 0;
 
 	memset(&hints, 0, sizeof(hints));
@@ -143,7 +135,7 @@ tcp_connect(const char *host, int port, int family, int timeout_s,
 		}
 		close(fd);
 		fd = -1;
-		if (lasterr == ETIMEDOUT && deadline >= 0 && now_ms() >= deadline)
+		if (lasterr == ETIMEDOUT && deadline >= 0 && clock_now_ms() >= deadline)
 			break;
 	}
 	freeaddrinfo(res);
@@ -737,18 +729,15 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	if (p->proxy_fd >= 0) {
 		c->fd = p->proxy_fd;
 	} else {
-		struct timespec t0, t1;
+		double t0 = clock_now();
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		c->fd = tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
 		    err, errlen);
 		if (c->fd < 0) {
 			free(c);
 			return SSHCONN_ERR_CONNECT;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		c->connect_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		c->connect_ms = (clock_now() - t0) * 1e3;
 	}
 
 	c->s = ssh_new();
