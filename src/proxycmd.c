@@ -183,6 +183,18 @@ relay_write_all(int fd, const char *buf, size_t n)
 	return true;
 }
 
+/* Move what one side has to the other.  Returns false once that
+ * direction is over (EOF, or either side gone); EINTR is not the end. */
+static bool
+relay_pump(int from, int to, char *buf, size_t len)
+{
+	ssize_t n = read(from, buf, len);
+
+	if (n < 0 && errno == EINTR)
+		return true;
+	return n > 0 && relay_write_all(to, buf, (size_t)n);
+}
+
 static void *
 relay_run(void *arg)
 {
@@ -201,26 +213,16 @@ relay_run(void *arg)
 				continue;
 			break;
 		}
-		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t n = read(r->sock, buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0 || !relay_write_all(r->to_child, buf, (size_t)n)) {
-				up = false;
-				close(r->to_child);	/* EOF for the child */
-				r->to_child = -1;
-			}
+		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !relay_pump(r->sock, r->to_child, buf, sizeof(buf))) {
+			up = false;
+			close(r->to_child);	/* EOF for the child */
+			r->to_child = -1;
 		}
-		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t n = read(r->from_child, buf, sizeof(buf));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0 || !relay_write_all(r->sock, buf, (size_t)n)) {
-				down = false;
-				shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
-			}
+		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !relay_pump(r->from_child, r->sock, buf, sizeof(buf))) {
+			down = false;
+			shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
 		}
 	}
 	if (r->to_child >= 0)
@@ -231,10 +233,22 @@ relay_run(void *arg)
 	return NULL;
 }
 
+/* Close whichever of the n descriptors are open. */
+static void
+close_open(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 int
 proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 {
-	int sp[2], pin[2], pout[2];
+	/* sp: libssh's socket and the relay's; pin/pout: the child's stdin
+	 * and stdout.  Kept in one array so that every failure closes all. */
+	int fds[6] = { -1, -1, -1, -1, -1, -1 };
+	int *sp = fds, *pin = fds + 2, *pout = fds + 4;
 	const char *shell = proxycmd_shell(getenv("SHELL"));
 	char *cmd;
 	pid_t p;
@@ -245,30 +259,16 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	if (pipe2(pin, O_CLOEXEC) == -1) {
+	if (pipe2(pin, O_CLOEXEC) == -1 || pipe2(pout, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		close(sp[0]);
-		close(sp[1]);
-		return -1;
-	}
-	if (pipe2(pout, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		close(sp[0]);
-		close(sp[1]);
-		close(pin[0]);
-		close(pin[1]);
+		close_open(fds, 6);
 		return -1;
 	}
 	cmd = xasprintf("exec %s", expanded);
 	p = fork();
 	if (p == -1) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(sp[0]);
-		close(sp[1]);
-		close(pin[0]);
-		close(pin[1]);
-		close(pout[0]);
-		close(pout[1]);
+		close_open(fds, 6);
 		free(cmd);
 		return -1;
 	}
@@ -291,25 +291,22 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 		_exit(1);
 	}
 	free(cmd);
+	*pid = p;
 	close(pin[0]);
 	close(pout[1]);
+	pin[0] = pout[1] = -1;
 	r = xmalloc(sizeof(*r));
 	r->sock = sp[1];
 	r->to_child = pin[1];
 	r->from_child = pout[0];
 	if (pthread_create(&tid, NULL, relay_run, r) != 0) {
 		snprintf(err, errlen, "cannot start the proxy relay");
-		close(sp[1]);
-		close(pin[1]);
-		close(pout[0]);
 		free(r);
-		close(sp[0]);
+		close_open(fds, 6);
 		kill(p, SIGHUP);
-		*pid = p;
 		return -1;
 	}
 	pthread_detach(tid);
-	*pid = p;
 	return sp[0];
 }
 
