@@ -267,7 +267,6 @@ session_connect_one(void *arg)
 		.connect_host = j->direct, .may_prompt = false,
 	};
 	struct fscp_stream st;
-	double t0 = clock_now();
 
 	if (j->proxy != NULL) {
 		pid_t pid = 0;
@@ -292,8 +291,6 @@ session_connect_one(void *arg)
 	j->sftp = sftp_open(st, j->o->sftp_buflen, j->err, sizeof(j->err));
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
-	else
-		log_debug(1, "connection ready in %.2f s", clock_now() - t0);
 out:
 	pthread_mutex_lock(&j->batch->lock);
 	j->done = true;
@@ -304,6 +301,8 @@ out:
 	}
 	pthread_cond_broadcast(&j->batch->cond);
 	pthread_mutex_unlock(&j->batch->lock);
+	if (j->rc == SSHCONN_OK)
+		log_debug(1, "connection ready in %.2f s", j->ready_s);
 	return NULL;
 }
 
@@ -320,14 +319,24 @@ session_reap(pid_t pid)
 		;
 }
 
+/* Close one connection: its SFTP channel (or ssh), its libssh session and
+ * its ProxyCommand.  Returns true when it ended badly (a non-zero exit
+ * status of ssh or of the SFTP channel). */
+static bool
+session_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
+{
+	bool bad = sftp != NULL && sftp_close(sftp) != 0;
+
+	if (ssh)
+		sshconn_close(ssh);
+	session_reap(pid);
+	return bad;
+}
+
 static void
 session_job_undo(struct session_job *j)
 {
-	if (j->sftp)
-		sftp_close(j->sftp);
-	if (j->ssh)
-		sshconn_close(j->ssh);
-	session_reap(j->pid);
+	(void)session_close_parts(j->sftp, j->ssh, j->pid);
 	j->sftp = NULL;
 	j->ssh = NULL;
 	j->pid = 0;
@@ -446,6 +455,24 @@ session_pending_end(struct session *s, bool report)
 
 static struct sftp_conn *session_take(struct session *s, struct session_job *j, int i, int n);
 
+/* Under b->lock: the first finished job nobody has taken (now taken), or
+ * -1; *left says whether some are still connecting. */
+static int
+session_pick_done(struct session_pending *b, bool *left)
+{
+	*left = false;
+	for (int i = 0; i < b->n; i++) {
+		if (b->jobs[i].taken)
+			continue;
+		if (b->jobs[i].done) {
+			b->jobs[i].taken = true;
+			return i;
+		}
+		*left = true;
+	}
+	return -1;
+}
+
 struct sftp_conn *
 session_next_conn(struct session *s)
 {
@@ -456,19 +483,10 @@ session_next_conn(struct session *s)
 		return NULL;
 	pthread_mutex_lock(&b->lock);
 	while (!b->stop && c == NULL) {
-		int pick = -1;
-		bool left = false;
+		bool left;
+		int pick = session_pick_done(b, &left);
 
-		for (int i = 0; i < b->n && pick < 0; i++) {
-			if (b->jobs[i].taken)
-				continue;
-			if (b->jobs[i].done)
-				pick = i;
-			else
-				left = true;
-		}
 		if (pick >= 0) {
-			b->jobs[pick].taken = true;
 			pthread_mutex_unlock(&b->lock);
 			c = session_take(s, &b->jobs[pick], pick, b->n);
 			if (c != NULL)
@@ -598,23 +616,18 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	if (had == 0 && first_failed) {
 		log_verbose("bypass failed: %s; falling back to the standard route",
 		    b->jobs[0].err[0] ? session_one_line(b->jobs[0].err) : "connection failed");
-		b->jobs[0].taken = true;
-		session_job_undo(&b->jobs[0]);
 		s->pending = b;
-		session_pending_end(s, false);
+		session_pending_end(s, false);	/* closes them all */
 		return 0;
 	}
 	session_reserve(s, n);
 	s->pending = b;
-	pthread_mutex_lock(&b->lock);
-	for (int i = 0; i < n; i++) {
-		struct session_job *j = &b->jobs[i];
+	bool left;
 
-		if (!j->done || j->taken)
-			continue;
-		j->taken = true;
+	pthread_mutex_lock(&b->lock);
+	for (int i; (i = session_pick_done(b, &left)) >= 0;) {
 		pthread_mutex_unlock(&b->lock);
-		(void)session_take(s, j, i, n);
+		(void)session_take(s, &b->jobs[i], i, n);
 		pthread_mutex_lock(&b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -695,10 +708,7 @@ session_close_one(void *arg)
 {
 	struct session_closer *k = arg;
 
-	k->bad = sftp_close(k->sftp) != 0;
-	if (k->ssh)
-		sshconn_close(k->ssh);
-	session_reap(k->pid);
+	k->bad = session_close_parts(k->sftp, k->ssh, k->pid);
 	return NULL;
 }
 
