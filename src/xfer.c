@@ -1139,11 +1139,12 @@ upload_file(struct xfer *x, const char *src, const char *dst, const struct stat 
 	return 0;
 }
 
-/* A file inside an uploaded tree: scp's line after a failure names both. */
+/* upload_file() with scp's follow-up line (msg, which this frees): said
+ * now if planning fails, or by the engine if the copy does. */
 static int
-upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
+upload_file_said(struct xfer *x, const char *src, const char *dst, const struct stat *st,
+    char *msg)
 {
-	char *msg = xasprintf("upload \"%s\" to \"%s\" failed", src, dst);
 	int r;
 
 	x->cur_fail = msg;
@@ -1153,6 +1154,14 @@ upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct 
 		log_error("%s", msg);
 	free(msg);
 	return r;
+}
+
+/* A file inside an uploaded tree: scp's line after a failure names both. */
+static int
+upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
+{
+	return upload_file_said(x, src, dst, st,
+	    xasprintf("upload \"%s\" to \"%s\" failed", src, dst));
 }
 
 static int
@@ -1299,13 +1308,8 @@ xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_shoul
 		}
 		x->cur_group = NULL;
 	} else {
-		char *msg = xasprintf("failed to upload file %s to %s", src, targ);
-
-		x->cur_fail = msg;
-		if (upload_file(x, src, abs_dst, &st) != 0)
-			log_error("%s", msg);
-		x->cur_fail = NULL;
-		free(msg);
+		(void)upload_file_said(x, src, abs_dst, &st,
+		    xasprintf("failed to upload file %s to %s", src, targ));
 	}
 	free(abs_dst);
 	free(target);
