@@ -37,6 +37,14 @@
 
 enum xfer_dir { XFER_UP, XFER_DOWN };
 
+/* What one piece of a file has written, for the truncation at the end:
+ * each byte of a piece is asked for once, so written == end - off means it
+ * is all there; high is the end of the run written in order from off. */
+struct xfer_piece {
+	uint64_t off, end;
+	uint64_t written, high;
+};
+
 struct xfer_file {
 	enum xfer_dir dir;
 	char *local;
@@ -56,6 +64,9 @@ struct xfer_file {
 	char *fail_msg;		/* scp's line after a failed file, or NULL */
 	struct xfer_group *grp;	/* the source operand it belongs to, or NULL */
 	struct xfer_task *rest;	/* chunks 1..n-1, queued once chunk 0 opened */
+	struct xfer_piece *pieces;	/* one per chunk; each written by its owner */
+	size_t npieces;
+	uint64_t size_sent;	/* a lone upload's size FSETSTAT, sent before its replies */
 };
 
 /* One uploaded source directory: scp says "failed to upload directory"
@@ -72,7 +83,8 @@ enum task_state { T_NEW, T_OPENING, T_DATA, T_CLOSING, T_DONE };
 struct xfer_task {
 	struct xfer_file *f;
 	uint64_t off, end;	/* this chunk */
-	bool first;		/* chunk 0: truncates, releases the rest */
+	size_t idx;		/* its entry in f->pieces */
+	bool first;		/* chunk 0: opens the local file, releases the rest */
 	bool only;		/* the file's single chunk */
 	struct xfer_task *next;	/* queue link */
 	/* worker-owned from here */
@@ -248,6 +260,8 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	}
 	atomic_init(&f->chunks_left, (int)n);
 	atomic_init(&f->data_left, (int)n);
+	f->pieces = xcalloc(n, sizeof(*f->pieces));
+	f->npieces = n;
 
 	struct xfer_task *first = NULL, **link = &f->rest;
 	for (size_t i = 0; i < n; i++) {
@@ -256,6 +270,8 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 		t->f = f;
 		t->off = i * chunk;
 		t->end = i + 1 == n ? size : (i + 1) * chunk;
+		t->idx = i;
+		f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
 		t->first = i == 0;
 		t->only = n == 1;
 		t->next_off = t->off;
@@ -376,11 +392,42 @@ xfer_file_error(struct xfer_file *f)
 		atomic_store(&f->grp->failed, true);
 }
 
+/* len bytes of piece t landed at off. */
+static void
+piece_wrote(struct xfer_file *f, const struct xfer_task *t, uint64_t off, uint64_t len)
+{
+	struct xfer_piece *p = &f->pieces[t->idx];
+
+	p->written += len;
+	if (off <= p->high && off + len > p->high)
+		p->high = off + len;
+}
+
+/* Where the new data ends once the pieces are finished: the first byte not
+ * known to be written.  The destination is written in place (as scp 9.2
+ * does, so a file copied onto itself survives) and then cut here, so a
+ * failed copy keeps no old tail that would make it look complete. */
+static uint64_t
+xfer_file_extent(const struct xfer_file *f)
+{
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct xfer_piece *p = &f->pieces[i];
+
+		if (p->written != p->end - p->off)
+			return p->high;
+	}
+	return f->size;
+}
+
 /* The last chunk of a file is done: local finishing touches. */
 static void
 xfer_file_finish(struct xfer *x, struct xfer_file *f)
 {
 	if (f->dir == XFER_DOWN && f->fd >= 0) {
+		if (ftruncate(f->fd, (off_t)xfer_file_extent(f)) == -1) {
+			log_error("local ftruncate \"%s\": %s", f->local, strerror(errno));
+			xfer_file_error(f);
+		}
 		if (!atomic_load(&f->failed) && x->p.preserve) {
 			struct timespec ts[2] = {
 				{ .tv_sec = f->atime }, { .tv_sec = f->mtime },
@@ -446,19 +493,43 @@ send_open(struct worker *w, struct xfer_task *t)
 {
 	struct xfer_file *f = t->f;
 	struct sftp_attrs a = { 0 };
-	uint32_t id, flags;
+	uint32_t id;
 	struct xfer_req *r = worker_slot(w, &id);
 
 	if (f->dir == XFER_UP) {
-		flags = SSH_FXF_WRITE | SSH_FXF_CREAT | (t->first ? SSH_FXF_TRUNC : 0);
+		/* No TRUNC: written in place, cut to size at the end. */
 		a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
 		a.perm = f->perm & 0777;
-		sftp_msg_open(&w->c->out, id, f->remote, flags, &a);
+		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_WRITE | SSH_FXF_CREAT, &a);
 	} else {
 		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_READ, NULL);
 	}
 	worker_track(w, r, t, SSH_FXP_OPEN, 0, 0);
 	t->state = T_OPENING;
+}
+
+/* Cut an uploaded file by name: the piece that would do it by handle
+ * never opened, or a lone piece's size went out before a WRITE failed. */
+static void
+send_setstat_size(struct worker *w, struct xfer_task *t)
+{
+	struct sftp_attrs a = { .flags = SSH_FILEXFER_ATTR_SIZE, .size = xfer_file_extent(t->f) };
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	sftp_msg_setstat(&w->c->out, id, t->f->remote, &a);
+	worker_track(w, r, t, SSH_FXP_SETSTAT, 0, 0);
+	t->state = T_CLOSING;
+}
+
+static void
+send_fsetstat(struct worker *w, struct xfer_task *t, const struct sftp_attrs *a)
+{
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, a);
+	worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
 }
 
 static void
@@ -468,19 +539,29 @@ send_close(struct worker *w, struct xfer_task *t)
 	uint32_t id;
 	struct xfer_req *r;
 
-	/* The piece whose data is acknowledged last sets mode and times, after
-	 * all data (a lone piece closes right behind its WRITEs, in order). */
+	/* The piece whose data is acknowledged last sets size, then mode and
+	 * times, after all data (a lone piece closes right behind its WRITEs,
+	 * which the server runs in order). */
 	bool last = t->only || atomic_fetch_sub(&f->data_left, 1) == 1;
 
+	if (f->dir == XFER_UP && last) {
+		/* A lone piece cannot wait for its replies: it sends the size
+		 * it wrote and fixes it after the CLOSE if a WRITE failed. */
+		struct sftp_attrs a = {
+			.flags = SSH_FILEXFER_ATTR_SIZE,
+			.size = t->only && !atomic_load(&f->failed) ? f->size : xfer_file_extent(f),
+		};
+
+		f->size_sent = a.size;
+		send_fsetstat(w, t, &a);
+	}
 	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) && last) {
 		struct sftp_attrs a = {
 			.flags = SSH_FILEXFER_ATTR_PERMISSIONS | SSH_FILEXFER_ATTR_ACMODTIME,
 			.perm = f->perm & 0777, .atime = f->atime, .mtime = f->mtime,
 		};
 
-		r = worker_slot(w, &id);
-		sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, &a);
-		worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
+		send_fsetstat(w, t, &a);
 	}
 	r = worker_slot(w, &id);
 	sftp_msg_handle(&w->c->out, SSH_FXP_CLOSE, id, t->handle, t->hlen);
@@ -583,8 +664,13 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		else
 			log_error("remote open \"%s\": %s", f->remote, sftp_status_text(st));
 		xfer_file_error(f);
-		if (t->first)
+		if (t->first) {
 			xfer_release_rest(w->x, f, false);
+		} else if (f->dir == XFER_UP && atomic_fetch_sub(&f->data_left, 1) == 1) {
+			/* The others are written and closed: cut by name. */
+			send_setstat_size(w, t);
+			return;
+		}
 		t->state = T_DONE;
 		return;
 	}
@@ -595,7 +681,7 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		if (f->dir == XFER_UP)
 			f->fd = open(f->local, O_RDONLY | O_CLOEXEC);
 		else
-			f->fd = open(f->local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			f->fd = open(f->local, O_WRONLY | O_CREAT | O_CLOEXEC,
 			    (f->perm & 0777) | S_IWUSR);
 		if (f->fd < 0) {
 			log_error("open local \"%s\": %s", f->local, strerror(errno));
@@ -646,6 +732,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 			}
 			put += (size_t)n;
 		}
+		piece_wrote(f, t, rq->off, put);
 	}
 	atomic_fetch_add(&f->done, rep->data_len);
 	atomic_fetch_add(&w->x->bytes, rep->data_len);
@@ -672,6 +759,7 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 
 	if (rq->type == SSH_FXP_WRITE) {
 		if (st == SSH_FX_OK) {
+			piece_wrote(f, t, rq->off, rq->len);
 			atomic_fetch_add(&f->done, rq->len);
 			atomic_fetch_add(&w->x->bytes, rq->len);
 		} else if (!atomic_load(&f->failed)) {
@@ -683,10 +771,17 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 	if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
 		if (rq->type == SSH_FXP_FSETSTAT)
 			log_error("remote fsetstat \"%s\": %s", f->remote, sftp_status_text(st));
+		else if (rq->type == SSH_FXP_SETSTAT)
+			log_error("remote setstat \"%s\": %s", f->remote, sftp_status_text(st));
 		else
 			log_error("close remote \"%s\": %s", f->remote, sftp_status_text(st));
 		xfer_file_error(f);
 	}
+	/* All replies of a lone upload are in: cut what a failed WRITE left
+	 * beyond the data written. */
+	if (rq->type == SSH_FXP_CLOSE && f->dir == XFER_UP && t->only &&
+	    atomic_load(&f->failed) && f->size_sent > xfer_file_extent(f))
+		send_setstat_size(w, t);
 }
 
 static void
@@ -857,6 +952,7 @@ xfer_forget_files(struct xfer *x)
 		free(f->remote);
 		free(f->name);
 		free(f->fail_msg);
+		free(f->pieces);
 		free(f);
 	}
 	x->nfiles = 0;
