@@ -354,7 +354,7 @@ main(int argc, char **argv)
 	if (st == ARGS_USAGE) {
 		if (o.diag[0] != '\0')
 			fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		fputs(args_usage("fscp", usage, sizeof(usage)), stderr);
+		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
