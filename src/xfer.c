@@ -576,6 +576,16 @@ send_write(struct worker *w, struct xfer_task *t)
 	uint64_t left = t->end - t->next_off;
 	uint32_t len = left < w->c->max_write ? (uint32_t)left : w->c->max_write;
 	uint32_t id;
+
+	/* -l paces uploads as they are sent (downloads as they arrive), on
+	 * the one clock all connections share.  What is queued goes out
+	 * first, so the wait does not hold it back; a failed flush shows at
+	 * the next one. */
+	if (w->x->p.bw != NULL) {
+		(void)sftp_flush(w->c);
+		bwlimit_account(w->x->p.bw, len);
+	}
+
 	struct xfer_req *r = worker_slot(w, &id);
 	size_t start = sftp_msg_write_begin(&w->c->out, id, t->handle, t->hlen,
 	    t->next_off, len);
