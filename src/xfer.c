@@ -2,14 +2,13 @@
 #include "xfer.h"
 #include "bwlimit.h"
 #include "log.h"
+#include "operand.h"
 #include "progress.h"
 #include "sftp.h"
 #include "strv.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,8 +33,6 @@
 #define XFER_REQ_SLOTS 4096
 /* Flush queued WRITE data at this size so memory stays small. */
 #define XFER_FLUSH_BYTES (1024 * 1024)
-
-enum xfer_dir { XFER_UP, XFER_DOWN };
 
 /* What one piece of a file has written, for the truncation at the end:
  * each byte of a piece is asked for once, so written == end - off means it
@@ -122,11 +119,6 @@ struct xfer {
 	struct xfer_dirfix *dirs;
 	size_t ndirs, capdirs;
 	struct xfer_group *groups, **groups_tail;
-	struct xfer_group *cur_group;	/* set while a directory is planned */
-	const char *cur_fail;		/* fail_msg for files planned now */
-	/* planning cache: is the last target a directory? */
-	char *target_cache;
-	bool target_cache_dir;
 	atomic_uint_fast64_t bytes;
 };
 
@@ -153,48 +145,10 @@ struct worker {
 	size_t max_active;
 };
 
-/* ---- small helpers ---------------------------------------------------- */
-
-static char *
-path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-
-	if (n == 0)
-		return xstrdup(name);
-	return xasprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
-}
-
-/* basename(3) as scp uses it: trailing slashes ignored, "/" stays "/". */
-static char *
-base_name(const char *path)
-{
-	size_t n = strlen(path);
-	const char *s;
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n == 1 && path[0] == '/')
-		return xstrdup("/");
-	for (s = path + n; s > path && s[-1] != '/'; s--)
-		;
-	return strndup(s, (size_t)(path + n - s));
-}
-
-static int
-strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool
-has_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
+/* ---- planned files ------------------------------------------------------ */
 
 static void
-xfer_add_file(struct xfer *x, struct xfer_file *f)
+xfer_keep_file(struct xfer *x, struct xfer_file *f)
 {
 	if (x->nfiles == x->capfiles) {
 		x->capfiles = x->capfiles ? x->capfiles * 2 : 64;
@@ -203,7 +157,7 @@ xfer_add_file(struct xfer *x, struct xfer_file *f)
 	x->files[x->nfiles++] = f;
 }
 
-static void
+void
 xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a)
 {
 	if (x->ndirs == x->capdirs) {
@@ -216,28 +170,46 @@ xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp
 	x->ndirs++;
 }
 
-/* Plan a file; its tasks are made when the run starts, once it is known
+/* A planned file; its tasks are made when the run starts, once it is known
  * how many connections will share it. */
-static struct xfer_file *
-xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *remote,
-    uint64_t size, uint32_t perm, uint32_t atime, uint32_t mtime)
+void
+xfer_add(struct xfer *x, const struct xfer_item *it, const struct xfer_origin *o)
 {
 	struct xfer_file *f = xcalloc(1, sizeof(*f));
 
-	f->dir = dir;
-	f->local = xstrdup(local);
-	f->remote = xstrdup(remote);
-	f->name = base_name(dir == XFER_UP ? local : remote);
-	f->size = size;
-	f->perm = perm;
-	f->atime = atime;
-	f->mtime = mtime;
+	f->dir = it->dir;
+	f->local = xstrdup(it->local);
+	f->remote = xstrdup(it->remote);
+	f->name = operand_basename(it->dir == XFER_UP ? it->local : it->remote);
+	f->size = it->size;
+	f->perm = it->perm;
+	f->atime = it->atime;
+	f->mtime = it->mtime;
+	f->no_meter = it->no_meter;
 	f->fd = -1;
-	f->grp = x->cur_group;
-	if (x->cur_fail != NULL)
-		f->fail_msg = xstrdup(x->cur_fail);
-	xfer_add_file(x, f);
-	return f;
+	if (o != NULL) {
+		f->grp = o->group;
+		if (o->fail_msg != NULL)
+			f->fail_msg = xstrdup(o->fail_msg);
+	}
+	xfer_keep_file(x, f);
+}
+
+struct xfer_group *
+xfer_group_new(struct xfer *x, const char *msg)
+{
+	struct xfer_group *g = xcalloc(1, sizeof(*g));
+
+	g->msg = xstrdup(msg);
+	*x->groups_tail = g;
+	x->groups_tail = &g->next;
+	return g;
+}
+
+void
+xfer_group_said(struct xfer_group *g)
+{
+	g->said = true;
 }
 
 /* Queue a file as one task, or as pieces when several connections can
@@ -992,7 +964,6 @@ xfer_free(struct xfer *x)
 	xfer_forget_files(x);
 	free(x->files);
 	free(x->dirs);
-	free(x->target_cache);
 	pthread_mutex_destroy(&x->lock);
 	pthread_cond_destroy(&x->cond);
 	pthread_mutex_destroy(&x->progress_lock);
@@ -1180,480 +1151,4 @@ xfer_run(struct xfer *x)
 			log_error("%s", g->msg);
 	xfer_forget_files(x);
 	return rc;
-}
-
-/* ---- planning: uploads ------------------------------------------------------------- */
-
-/* scp's prepare_remote_path(): "~" and "~/x" are relative to the login
- * directory, which is where the SFTP server starts. */
-static char *
-remote_path_prepare(const char *path)
-{
-	if (*path == '\0' || strcmp(path, "~") == 0)
-		return xstrdup(".");
-	if (strncmp(path, "~/", 2) == 0) {
-		path += 2;
-		path += strspn(path, "/");
-		return xstrdup(*path ? path : ".");
-	}
-	return xstrdup(path);
-}
-
-static void
-xfer_drain_and_die(struct xfer *x)
-{
-	(void)xfer_run(x);
-	exit(255);
-}
-
-static bool
-remote_is_dir(struct xfer *x, const char *path)
-{
-	struct sftp_attrs a;
-	int st;
-
-	if (x->target_cache && strcmp(x->target_cache, path) == 0)
-		return x->target_cache_dir;
-	st = sftp_stat(x->conns[0], path, true, &a);
-	if (st < 0)
-		log_fatal("Connection closed");
-	free(x->target_cache);
-	x->target_cache = xstrdup(path);
-	x->target_cache_dir = st == SSH_FX_OK && (a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) &&
-	    S_ISDIR(a.perm);
-	return x->target_cache_dir;
-}
-
-static int
-upload_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
-{
-	int fd;
-
-	if (!S_ISREG(st->st_mode)) {
-		log_error("local \"%s\" is not a regular file", src);
-		return -1;
-	}
-	/* scp opens the local file before it touches the remote side, so an
-	 * unreadable source leaves nothing behind there. */
-	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_error("open local \"%s\": %s", src, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	xfer_enqueue(x, XFER_UP, src, dst, (uint64_t)st->st_size, st->st_mode & 07777,
-	    (uint32_t)st->st_atime, (uint32_t)st->st_mtime);
-	return 0;
-}
-
-/* upload_file() with scp's follow-up line (msg, which this frees): said
- * now if planning fails, or by the engine if the copy does. */
-static int
-upload_file_said(struct xfer *x, const char *src, const char *dst, const struct stat *st,
-    char *msg)
-{
-	int r;
-
-	x->cur_fail = msg;
-	r = upload_file(x, src, dst, st);
-	x->cur_fail = NULL;
-	if (r != 0)
-		log_error("%s", msg);
-	free(msg);
-	return r;
-}
-
-/* A file inside an uploaded tree: scp's line after a failure names both. */
-static int
-upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
-{
-	return upload_file_said(x, src, dst, st,
-	    xasprintf("upload \"%s\" to \"%s\" failed", src, dst));
-}
-
-static int
-upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *st, int depth)
-{
-	struct sftp_attrs a = { 0 };
-	DIR *d;
-	struct dirent *de;
-	int ret = 0, r;
-
-	if (depth > 64) {
-		log_error("Maximum directory depth exceeded: %d levels", depth);
-		return -1;
-	}
-	/* scp works on the canonical target path from the top of a tree. */
-	char *canon = NULL;
-
-	if (depth == 0) {
-		r = sftp_realpath(x->conns[0], dst, &canon);
-		if (r < 0)
-			log_fatal("Connection closed");
-		if (r != SSH_FX_OK) {
-			log_error("upload \"%s\": path canonicalization failed", dst);
-			return -1;
-		}
-		dst = canon;
-	}
-	a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
-	a.perm = (st->st_mode & 01777) | S_IWUSR | S_IXUSR;
-	r = sftp_mkdir(x->conns[0], dst, &a);
-	if (r < 0)
-		log_fatal("Connection closed");
-	if (r != SSH_FX_OK) {
-		struct sftp_attrs da;
-
-		r = sftp_stat(x->conns[0], dst, true, &da);
-		if (r < 0)
-			log_fatal("Connection closed");
-		if (r != SSH_FX_OK) {
-			log_error("stat remote: %s", sftp_status_text((uint32_t)r));
-			free(canon);
-			return -1;
-		}
-		if (!S_ISDIR(da.perm)) {
-			log_error("\"%s\" exists but is not a directory", dst);
-			free(canon);
-			return -1;
-		}
-	}
-	if ((d = opendir(src)) == NULL) {
-		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
-		free(canon);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat est;
-		char *nsrc, *ndst;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		nsrc = path_join(src, de->d_name);
-		ndst = path_join(dst, de->d_name);
-		if (lstat(nsrc, &est) == -1) {
-			log_error("%s: lstat failed: %s", nsrc, strerror(errno));
-			ret = -1;
-		} else if (S_ISDIR(est.st_mode)) {
-			if (upload_dir(x, nsrc, ndst, &est, depth + 1) != 0)
-				ret = -1;
-		} else if (S_ISLNK(est.st_mode)) {
-			/* 9.2 follows links to files; links to directories and
-			 * dangling links fail (bz3611, fixed only in 9.5). */
-			if (stat(nsrc, &est) == -1) {
-				log_error("open local \"%s\": %s", nsrc, strerror(errno));
-				log_error("upload \"%s\" to \"%s\" failed", nsrc, ndst);
-				ret = -1;
-			} else if (upload_tree_file(x, nsrc, ndst, &est) != 0) {
-				ret = -1;
-			}
-		} else if (S_ISREG(est.st_mode)) {
-			if (upload_tree_file(x, nsrc, ndst, &est) != 0)
-				ret = -1;
-		} else {
-			log_verbose("%s: not a regular file", nsrc);
-		}
-		free(nsrc);
-		free(ndst);
-	}
-	closedir(d);
-	/* Mode (and times with -p) go on after the contents, as scp does. */
-	a.perm = st->st_mode & 01777;
-	if (x->p.preserve) {
-		a.flags |= SSH_FILEXFER_ATTR_ACMODTIME;
-		a.atime = (uint32_t)st->st_atime;
-		a.mtime = (uint32_t)st->st_mtime;
-	}
-	xfer_add_dirfix(x, true, dst, &a);
-	free(canon);
-	return ret;
-}
-
-void
-xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_should_be_dir)
-{
-	struct stat st;
-	char *filename, *target, *abs_dst;
-	bool target_is_dir;
-	int r;
-
-	if (stat(src, &st) != 0) {
-		int e = errno;
-
-		(void)xfer_run(x);
-		log_fatal("stat local \"%s\": %s", src, strerror(e));
-	}
-	filename = base_name(src);
-	target = remote_path_prepare(targ);
-	target_is_dir = remote_is_dir(x, target);
-	if (target_should_be_dir && !target_is_dir) {
-		struct sftp_attrs a = {
-			.flags = SSH_FILEXFER_ATTR_PERMISSIONS,
-			.perm = (st.st_mode & 07777) | 0700,
-		};
-
-		r = sftp_mkdir(x->conns[0], target, &a);
-		if (r != SSH_FX_OK) {
-			if (r >= 0)
-				log_error("remote mkdir \"%s\": %s", target, sftp_status_text((uint32_t)r));
-			xfer_drain_and_die(x);
-		}
-		x->target_cache_dir = true;
-		target_is_dir = true;
-	}
-	abs_dst = target_is_dir ? path_join(target, filename) : xstrdup(target);
-	if (S_ISDIR(st.st_mode) && x->p.recursive) {
-		struct xfer_group *g = xcalloc(1, sizeof(*g));
-
-		g->msg = xasprintf("failed to upload directory %s to %s", src, targ);
-		*x->groups_tail = g;
-		x->groups_tail = &g->next;
-		x->cur_group = g;
-		if (upload_dir(x, src, abs_dst, &st, 0) != 0) {
-			log_error("%s", g->msg);
-			g->said = true;
-		}
-		x->cur_group = NULL;
-	} else {
-		(void)upload_file_said(x, src, abs_dst, &st,
-		    xasprintf("failed to upload file %s to %s", src, targ));
-	}
-	free(abs_dst);
-	free(target);
-	free(filename);
-}
-
-/* ---- planning: downloads ---------------------------------------------------------- */
-
-static void
-download_enqueue(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
-{
-	struct xfer_file *f = xfer_enqueue(x, XFER_DOWN, dst, src, a->size,
-	    (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS) ? (a->perm & 07777) : 0666,
-	    a->atime, a->mtime);
-
-	f->no_meter = a->size == 0;	/* scp starts no meter for those */
-}
-
-/* A file inside a downloaded tree: scp's line after a failure names both. */
-static void
-download_tree_file(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
-{
-	char *msg = xasprintf("Download of file %s to %s failed", src, dst);
-
-	x->cur_fail = msg;
-	download_enqueue(x, src, dst, a);
-	x->cur_fail = NULL;
-	free(msg);
-}
-
-static int
-download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *da,
-    int depth)
-{
-	struct sftp_dirent *ents;
-	size_t n;
-	mode_t mode = 0777;
-	int ret = 0, st;
-
-	if (depth > 64) {
-		log_error("Maximum directory depth exceeded: %d levels", depth);
-		return -1;
-	}
-	/* scp's download_dir() works on the canonical source path. */
-	char *canon = NULL;
-
-	if (depth == 0 && sftp_realpath(x->conns[0], src, &canon) == SSH_FX_OK)
-		src = canon;
-	if (da->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
-		mode = da->perm & 01777;
-	if (mkdir(dst, mode) == -1 && errno != EEXIST) {
-		log_error("mkdir %s: %s", dst, strerror(errno));
-		free(canon);
-		return -1;
-	}
-	st = sftp_readdir_all(x->conns[0], src, &ents, &n);
-	if (st < 0)
-		log_fatal("Connection closed");
-	if (st == SSH_FX_BAD_MESSAGE)
-		log_error("%s: server sent an invalid file name", src);
-	else if (st != SSH_FX_OK) {
-		log_error("%s: Failed to get directory contents", src);
-		free(canon);
-		return -1;
-	}
-	/* Files cannot be created under a target that is not a directory:
-	 * say so in listing order, as scp does, instead of after the run. */
-	struct stat dst_st;
-	int dst_errno = 0;
-
-	if (stat(dst, &dst_st) != 0)
-		dst_errno = errno;
-	else if (!S_ISDIR(dst_st.st_mode))
-		dst_errno = ENOTDIR;
-	for (size_t i = 0; i < n; i++) {
-		char *nsrc = path_join(src, ents[i].name);
-		char *ndst = path_join(dst, ents[i].name);
-		struct sftp_attrs *a = &ents[i].a;
-		struct sftp_attrs la;
-
-		if (dst_errno != 0 && S_ISREG(a->perm)) {
-			log_error("open local \"%s\": %s", ndst, strerror(dst_errno));
-			log_error("Download of file %s to %s failed", nsrc, ndst);
-			ret = -1;
-			free(nsrc);
-			free(ndst);
-			continue;
-		}
-
-		if (S_ISDIR(a->perm)) {
-			if (download_dir(x, nsrc, ndst, a, depth + 1) != 0)
-				ret = -1;
-		} else if (S_ISREG(a->perm)) {
-			download_tree_file(x, nsrc, ndst, a);
-		} else if (S_ISLNK(a->perm)) {
-			st = sftp_stat(x->conns[0], nsrc, true, &la);
-			if (st < 0)
-				log_fatal("Connection closed");
-			if (st == SSH_FX_OK && S_ISREG(la.perm)) {
-				download_tree_file(x, nsrc, ndst, &la);
-			} else {
-				if (st != SSH_FX_OK)
-					log_error("stat remote: %s", sftp_status_text((uint32_t)st));
-				else
-					log_error("download %s: not a regular file", nsrc);
-				log_error("Download of file %s to %s failed", nsrc, ndst);
-				ret = -1;
-			}
-		} else {
-			log_verbose("%s: not a regular file", nsrc);
-		}
-		free(nsrc);
-		free(ndst);
-	}
-	sftp_dirents_free(ents, n);
-	if (x->p.preserve && (da->flags & SSH_FILEXFER_ATTR_ACMODTIME))
-		xfer_add_dirfix(x, false, dst, da);
-	free(canon);
-	return ret;
-}
-
-/* Expand a remote glob one path component at a time, as glob(3) would
- * (sorted, leading dots only matched explicitly). */
-static void
-glob_walk(struct xfer *x, const char *base, const char *rest, struct strv *out)
-{
-	const char *slash;
-	char *comp, *next;
-
-	while (*rest == '/')
-		rest++;
-	if (*rest == '\0') {
-		strv_push(out, base);
-		return;
-	}
-	slash = strchr(rest, '/');
-	comp = slash ? strndup(rest, (size_t)(slash - rest)) : xstrdup(rest);
-	if (!has_glob(comp)) {
-		next = *base ? path_join(base, comp) : xstrdup(comp);
-		if (slash == NULL) {
-			struct sftp_attrs a;
-			int st = sftp_stat(x->conns[0], next, false, &a);
-
-			if (st < 0)
-				log_fatal("Connection closed");
-			if (st == SSH_FX_OK)
-				strv_push(out, next);
-		} else {
-			glob_walk(x, next, slash, out);
-		}
-		free(next);
-		free(comp);
-		return;
-	}
-	struct sftp_dirent *ents;
-	size_t n;
-	int st = sftp_readdir_all(x->conns[0], *base ? base : ".", &ents, &n);
-
-	if (st < 0)
-		log_fatal("Connection closed");
-	if (st == SSH_FX_OK || st == SSH_FX_BAD_MESSAGE) {
-		struct strv names = { 0 };
-
-		for (size_t i = 0; i < n; i++)
-			if (fnmatch(comp, ents[i].name, FNM_PERIOD) == 0)
-				strv_push(&names, ents[i].name);
-		if (names.n > 1)
-			qsort(names.v, names.n, sizeof(char *),
-			    strcmp_ptr);
-		for (size_t i = 0; i < names.n; i++) {
-			next = *base ? path_join(base, names.v[i]) : xstrdup(names.v[i]);
-			if (slash == NULL)
-				strv_push(out, next);
-			else
-				glob_walk(x, next, slash, out);
-			free(next);
-		}
-		strv_free(&names);
-		sftp_dirents_free(ents, n);
-	}
-	free(comp);
-}
-
-void
-xfer_download(struct xfer *x, const char *src, const char *dst)
-{
-	struct strv matches = { 0 };
-	struct stat lst;
-	bool dst_is_dir, dst_exists;
-	char *abs_src = remote_path_prepare(src);
-
-	if (has_glob(abs_src))
-		glob_walk(x, *abs_src == '/' ? "/" : "", abs_src, &matches);
-	if (matches.n == 0)
-		strv_push(&matches, abs_src);	/* GLOB_NOCHECK */
-
-	dst_exists = stat(dst, &lst) == 0;
-	dst_is_dir = dst_exists && S_ISDIR(lst.st_mode);
-	if (matches.n > 1 && !dst_is_dir) {
-		if (dst_exists) {
-			log_error("Multiple files match pattern, but destination \"%s\" is not a directory", dst);
-			goto out;
-		}
-		if (mkdir(dst, 0777) != 0) {
-			log_error("local mkdir \"%s\": %s", dst, strerror(errno));
-			goto out;
-		}
-		dst_is_dir = true;
-	}
-	for (size_t i = 0; i < matches.n; i++) {
-		const char *m = matches.v[i];
-		struct sftp_attrs a;
-		int st = sftp_stat(x->conns[0], m, true, &a);
-		char *filename, *abs_dst;
-
-		if (st < 0)
-			log_fatal("Connection closed");
-		if (st != SSH_FX_OK) {
-			log_error("%s: %s", src, strerror(ENOENT));
-			continue;
-		}
-		filename = base_name(m);
-		abs_dst = dst_is_dir ? path_join(dst, filename) : xstrdup(dst);
-		if (S_ISDIR(a.perm) && x->p.recursive) {
-			(void)download_dir(x, m, abs_dst, &a, 0);
-		} else if (!S_ISREG(a.perm)) {
-			/* scp globs with GLOB_MARK: a directory shows a '/'. */
-			size_t ml = strlen(m);
-
-			log_error("download %s%s: not a regular file", m,
-			    S_ISDIR(a.perm) && ml > 0 && m[ml - 1] != '/' ? "/" : "");
-		} else {
-			download_enqueue(x, m, abs_dst, &a);
-		}
-		free(filename);
-		free(abs_dst);
-	}
-out:
-	strv_free(&matches);
-	free(abs_src);
 }
