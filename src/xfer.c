@@ -127,6 +127,7 @@ struct xfer_req {
 	uint64_t off;
 	uint32_t len;
 	uint8_t type;
+	bool cut;		/* the FSETSTAT that sets an upload's size */
 	bool used;
 };
 
@@ -397,8 +398,18 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 {
 	if (f->dir == XFER_DOWN && f->fd >= 0) {
 		if (ftruncate(f->fd, (off_t)xfer_file_extent(f)) == -1) {
-			log_error("local ftruncate \"%s\": %s", f->local, strerror(errno));
-			xfer_file_error(f);
+			int e = errno;
+			struct stat st;
+
+			/* scp says so and counts the file copied: right for a
+			 * device or FIFO (nothing to cut), not for a regular file,
+			 * which would keep its old tail. */
+			if (fstat(f->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+				log_warn("local ftruncate \"%s\": %s", f->local, strerror(e));
+			} else {
+				log_error("local ftruncate \"%s\": %s", f->local, strerror(e));
+				xfer_file_error(f);
+			}
 		}
 		if (!atomic_load(&f->failed) && x->p.preserve) {
 			struct timespec ts[2] = {
@@ -454,6 +465,7 @@ worker_track(struct worker *w, struct xfer_req *r, struct xfer_task *t, uint8_t 
 	r->type = type;
 	r->off = off;
 	r->len = len;
+	r->cut = false;
 	r->used = true;
 	t->outstanding++;
 	w->inflight++;
@@ -494,7 +506,7 @@ send_setstat_size(struct worker *w, struct xfer_task *t)
 	t->state = T_CLOSING;
 }
 
-static void
+static struct xfer_req *
 send_fsetstat(struct worker *w, struct xfer_task *t, const struct sftp_attrs *a)
 {
 	uint32_t id;
@@ -502,6 +514,7 @@ send_fsetstat(struct worker *w, struct xfer_task *t, const struct sftp_attrs *a)
 
 	sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, a);
 	worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
+	return r;
 }
 
 static void
@@ -525,7 +538,7 @@ send_close(struct worker *w, struct xfer_task *t)
 		};
 
 		f->size_sent = a.size;
-		send_fsetstat(w, t, &a);
+		send_fsetstat(w, t, &a)->cut = true;
 	}
 	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) && last) {
 		struct sftp_attrs a = {
@@ -750,7 +763,17 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 		}
 		return;
 	}
-	if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
+	if (st != SSH_FX_OK && rq->cut && !atomic_load(&f->failed)) {
+		/* scp says so and counts the file copied.  A device or FIFO
+		 * (EINVAL, which OpenSSH answers as "Bad message") has no size
+		 * to cut; a regular file would keep its old tail: failed. */
+		if (st == SSH_FX_BAD_MESSAGE) {
+			log_warn("remote fsetstat: %s", sftp_status_text(st));
+		} else {
+			log_error("remote fsetstat: %s", sftp_status_text(st));
+			xfer_file_error(f);
+		}
+	} else if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
 		if (rq->type == SSH_FXP_FSETSTAT)
 			log_error("remote fsetstat \"%s\": %s", f->remote, sftp_status_text(st));
 		else if (rq->type == SSH_FXP_SETSTAT)

@@ -6,7 +6,9 @@
 # content, up and down; a shorter file over a longer one ends at the right
 # size.  Each on the standard route and on fresh connections forced with
 # FSCP_ROUTE=bypass FSCP_CONNECTIONS=4, where a 9 MiB file is cut into
-# pieces that several connections write at once (scp ignores both).
+# pieces that several connections write at once (scp ignores both).  A
+# device as the destination has no size to cut: a message, as in scp, and
+# the copy still counts.
 # Exit 0 pass, 1 fail, 99 cannot run.
 . "$(dirname "$0")/../lib/compare.sh"
 fscp_test_init
@@ -55,6 +57,12 @@ run_all() {
 	done
 	fscp_compare --name "$how: -r tree onto itself" --setup setup_self --expect-rc 0 -- \
 		-r src "fscp-test:{WORK}/"
+	# A device has no size to cut: scp says so and counts the file copied.
+	# (Never with -p here: that would set /dev/null's mode.)
+	fscp_compare --name "$how: upload to /dev/null" --setup setup_self --expect-rc 0 -- \
+		src/big fscp-test:/dev/null
+	fscp_compare --name "$how: download to /dev/null" --setup setup_self --expect-rc 0 -- \
+		"fscp-test:{WORK}/src/big" /dev/null
 }
 
 run_all standard
