@@ -391,6 +391,19 @@ args_free(struct fscp_opts *o)
 }
 
 const char *
+args_progname(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return "fscp";
+	slash = strrchr(argv0, '/');
+	if (slash == NULL)
+		return argv0;
+	return slash[1] != '\0' ? slash + 1 : "fscp";
+}
+
+const char *
 args_usage(const char *prog, char *buf, size_t len)
 {
 	/* scp prints a fixed string; the continuation lines keep their fixed

@@ -69,6 +69,10 @@ void args_free(struct fscp_opts *o);
  * "scp" for byte-identical output: real scp prints "usage: scp" whatever
  * argv[0] is (checked), unlike its getopt diagnostics, which use argv[0]. */
 const char *args_usage(const char *prog, char *buf, size_t len);
+/* The name the usage text gives: the base name of argv[0], so fscp
+ * installed or linked as "scp" prints scp's usage byte for byte; "fscp"
+ * when argv[0] is missing or empty.  Points into argv0. */
+const char *args_progname(const char *argv0);
 
 /* Helpers with OpenSSH's semantics, shared with operand.c. */
 /* OpenBSD strtonum(): base 10, whole string; *errstr is NULL or one of

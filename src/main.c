@@ -16,6 +16,7 @@
 #include "bwlimit.h"
 #include "log.h"
 #include "operand.h"
+#include "plan.h"
 #include "progress.h"
 #include "session.h"
 #include "sshproc.h"
@@ -28,6 +29,7 @@ struct run {
 	struct progress *pm;
 	struct session s;	/* the open one, if x != NULL */
 	struct xfer *x;
+	struct plan *pl;	/* planning onto x, on its first connection */
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -56,7 +58,6 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 
 	session_open(&r->s, r->o, host, user, port, bytes, sample);
 	xp.preserve = r->o->preserve;
-	xp.recursive = r->o->recursive;
 	xp.nrequests = r->o->sftp_nrequests;
 	xp.chunk_size = r->s.chunk_size;
 	xp.inflight_bytes = r->s.inflight_bytes;
@@ -64,6 +65,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	xp.bw = r->bw;
 	xp.progress = r->pm;
 	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
+	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
 }
 
 /* The session's connections still coming up, for the engine. */
@@ -84,6 +86,8 @@ run_close(struct run *r)
 {
 	if (r->x == NULL)
 		return;
+	plan_free(r->pl);
+	r->pl = NULL;
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
@@ -109,16 +113,16 @@ same_str(const char *a, const char *b)
 }
 
 /* Reuse the open session for consecutive operands on the same host. */
-static struct xfer *
+static struct plan *
 run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
 {
 	if (r->x != NULL && strcmp(r->s.host, host) == 0 &&
 	    same_str(r->s.user, user) && r->s.port == port)
-		return r->x;
+		return r->pl;
 	run_close(r);
 	run_open(r, host, user, port, bytes, sample);
-	return r->x;
+	return r->pl;
 }
 
 /* Bytes under a local path (following scp's rules loosely: links are
@@ -218,9 +222,9 @@ toremote(struct run *r)
 			operand_free(&s);
 			continue;
 		}
-		struct xfer *x = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
+		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
-		xfer_upload(x, s.path, t.path, tsbd);
+		plan_upload(pl, s.path, t.path, tsbd);
 		operand_free(&s);
 	}
 	run_close(r);
@@ -287,9 +291,9 @@ tolocal(struct run *r)
 			run_close(r);
 			local_copy(r, o->operands[i], dst);
 		} else {
-			struct xfer *x = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
+			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
-			xfer_download(x, s.path, dst);
+			plan_download(pl, s.path, dst);
 		}
 		operand_free(&s);
 	}
@@ -354,7 +358,7 @@ main(int argc, char **argv)
 	if (st == ARGS_USAGE) {
 		if (o.diag[0] != '\0')
 			fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		fputs(args_usage("fscp", usage, sizeof(usage)), stderr);
+		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);

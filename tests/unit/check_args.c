@@ -369,6 +369,25 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* The usage text names the program as invoked: linked as scp, scp's. */
+START_TEST(test_progname)
+{
+	char buf[1024];
+
+	ck_assert_str_eq(args_progname("scp"), "scp");
+	ck_assert_str_eq(args_progname("/usr/local/bin/scp"), "scp");
+	ck_assert_str_eq(args_progname("./fscp"), "fscp");
+	ck_assert_str_eq(args_progname("fscp"), "fscp");
+	ck_assert_str_eq(args_progname("/opt/x/my-scp"), "my-scp");
+	ck_assert_str_eq(args_progname(""), "fscp");
+	ck_assert_str_eq(args_progname(NULL), "fscp");
+	ck_assert_str_eq(args_progname("dir/"), "fscp");
+	ck_assert_str_eq(args_usage(args_progname("/usr/bin/scp"), buf, sizeof(buf)), usage_scp);
+	args_usage(args_progname("/usr/local/bin/fscp"), buf, sizeof(buf));
+	ck_assert(strncmp(buf, "usage: fscp [-346ABCOpqRrsTv]", 29) == 0);
+}
+END_TEST
+
 /* ---- helpers ---- */
 
 START_TEST(test_strtonum)
@@ -511,6 +530,7 @@ args_suite(void)
 	    (int)(sizeof(last_wins) / sizeof(last_wins[0])));
 	tcase_add_test(tc, test_operands_point_into_argv);
 	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_progname);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helpers");
