@@ -1,0 +1,123 @@
+#!/bin/bash
+# contrib/completion: the bash completion, sourced into bash, completes
+# options, option arguments (-o keywords and values, -c ciphers, -X, -J
+# hosts), local paths (quoted), hosts from ssh_config and known_hosts, and
+# remote paths over a live ControlMaster of a private sshd on 127.0.0.1 (and
+# nothing, without connecting, when no master is live).  The zsh completion
+# is checked for syntax when zsh is installed.
+. "$(dirname "$0")/../lib/compare.sh"
+fscp_test_init
+comp=$srcdir/contrib/completion/bash/fscp
+fails=0 passes=0
+
+# replies LINE: what completing at the end of LINE offers, one per line,
+# in a fresh bash with the completion sourced (as a user's shell has it),
+# bash's default word breaks, and the completion variables bash would set.
+cat >"$FSCP_WORK/driver.sh" <<'EOD'
+. "$1" || exit 1
+COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
+COMP_LINE=$2 COMP_POINT=${#2}
+read -ra COMP_WORDS <<<"$2"
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_fscp fscp
+printf '%s\n' "${COMPREPLY[@]}"
+EOD
+replies() {
+	HOME=$FSCP_HOME bash --norc --noprofile "$FSCP_WORK/driver.sh" "$comp" "$1"
+}
+
+# offers LINE REPLY...: each REPLY (exact, trailing space included) is offered.
+offers() {
+	local line=$1 got r
+	shift
+	got=$(cd "$FSCP_WORK/L" && replies "$line")
+	for r in "$@"; do
+		if ! grep -Fxq -- "$r" <<<"$got"; then
+			echo "FAIL: '$line<Tab>' does not offer '$r'; it offers:"
+			sed 's/^/    /' <<<"$got" | head -20
+			fails=$((fails + 1))
+			return
+		fi
+	done
+	echo "PASS: '$line<Tab>' offers $(printf "'%s' " "$@")"
+	passes=$((passes + 1))
+}
+
+# offers_none LINE PATTERN: no reply matches the grep pattern.
+offers_none() {
+	local line=$1 pat=$2 got
+	got=$(cd "$FSCP_WORK/L" && replies "$line")
+	if grep -Eq -- "$pat" <<<"$got"; then
+		echo "FAIL: '$line<Tab>' offers what matches /$pat/:"
+		sed 's/^/    /' <<<"$got" | head -20
+		fails=$((fails + 1))
+	else
+		echo "PASS: '$line<Tab>' offers nothing like /$pat/"
+		passes=$((passes + 1))
+	fi
+}
+
+# A user's home with an ssh config and a known_hosts file.
+FSCP_HOME=$FSCP_WORK/home
+mkdir -p "$FSCP_HOME/.ssh"
+printf 'Host alpha beta-host\n\tUser u\nHost *.wild\n\tUser w\n' >"$FSCP_HOME/.ssh/config"
+printf 'known1,10.9.8.7 ssh-ed25519 AAAA\n[known2]:2222 ssh-ed25519 AAAA\n|1|aGFzaA==|aGFzaA== ssh-ed25519 AAAA\n' \
+	>"$FSCP_HOME/.ssh/known_hosts"
+# Local files, with names that need quoting.
+mkdir -p "$FSCP_WORK/L/sub dir" "$FSCP_WORK/L/docs"
+touch "$FSCP_WORK/L/file one" "$FSCP_WORK/L/docs/a.txt"
+
+offers "fscp -" "-r " "-p " "-3 " "-P " "-o " "-X " "-J " "-- "
+offers_none "fscp -" '^-V|^--version'
+offers "fscp -o StrictH" "StrictHostKeyChecking="
+offers "fscp -o StrictHostKeyChecking=acc" "accept-new "
+offers "fscp -oBatchM" "-oBatchMode="
+first_cipher=$(ssh -Q cipher | head -n 1)
+offers "fscp -c " "$first_cipher "
+offers "fscp -o Ciphers=" "$first_cipher "
+offers "fscp -X " "buffer=" "nrequests="
+offers "fscp -J al" "alpha "
+offers "fscp fi" 'file\ one '
+offers "fscp su" 'sub\ dir/'
+offers "fscp docs/" "docs/a.txt "
+offers "fscp -r -P 22 docs/" "docs/a.txt "
+offers "fscp " "alpha:" "beta-host:" "known1:" "10.9.8.7:" "known2:" 'file\ one ' 'sub\ dir/'
+offers_none "fscp " 'wild|hash|^\|'
+offers "fscp u@be" "u@beta-host:"
+# Options end at the first operand, as in scp.
+offers_none "fscp docs/a.txt -" '^-r'
+offers_none "fscp -- -" '^-r'
+offers "fscp -F $SSH_CONFIG fscp-t" "fscp-test:"
+
+# Remote paths: nothing without a live master (and no connection: sshd
+# would accept one, so a listing here would mean it connected)...
+mkdir -p "$SSHD_HOME/srcdir/inner" && touch "$SSHD_HOME/srcdir/remote file"
+offers_none "fscp -F $SSH_CONFIG fscp-test:$SSHD_HOME/src" 'srcdir'
+# ...and the listing over a live one.
+# cm-test: the fscp-test entry (sshd.sh writes it last) with a ControlPath.
+entry=$(sed -n '/^Host fscp-test$/,$p' "$SSH_CONFIG")
+{
+	echo
+	printf '%s\n' "$entry" | sed '1s/.*/Host cm-test/'
+	printf '\tControlMaster no\n\tControlPath %s\n' "$FSCP_WORK/cm-%C"
+} >>"$SSH_CONFIG"
+ssh -F "$SSH_CONFIG" -o ControlMaster=yes -fN cm-test </dev/null ||
+	fscp_hard_error "cannot start the ControlMaster (ssh -o ControlMaster=yes -fN cm-test)"
+offers "fscp -F $SSH_CONFIG cm-test:$SSHD_HOME/src" "$SSHD_HOME/srcdir/"
+offers "fscp -F $SSH_CONFIG cm-test:$SSHD_HOME/srcdir/" "$SSHD_HOME/srcdir/inner/" "$SSHD_HOME/srcdir/remote\\ file "
+offers "fscp -r -F $SSH_CONFIG a cm-test:$SSHD_HOME/srcdir/in" "$SSHD_HOME/srcdir/inner/"
+ssh -F "$SSH_CONFIG" -O exit cm-test 2>/dev/null
+
+if command -v zsh >/dev/null; then
+	if zsh -n "$srcdir/contrib/completion/zsh/_fscp"; then
+		echo "PASS: zsh -n _fscp"
+		passes=$((passes + 1))
+	else
+		echo "FAIL: zsh -n _fscp"
+		fails=$((fails + 1))
+	fi
+else
+	echo "note: zsh is not installed; the zsh completion is not checked"
+fi
+FSCP_FAILS=$fails FSCP_PASSES=$passes
+fscp_test_done
