@@ -31,6 +31,7 @@ src="$work/fscp-${version%-*}"
 # out-of-tree build in build*/ or distcheck's _build), writable.
 rsync -a --exclude=/.git --exclude='/build*' --exclude=/_build --exclude=/_inst \
 	--exclude=/autom4te.cache --exclude=/debian/fscp --exclude=/debian/.debhelper \
+	--exclude=/debian/build --exclude="/debian/autoreconf.*" \
 	"$srcdir/" "$src/" || die "cannot copy $srcdir"
 chmod -R u+w "$src"
 # A tree configured in place would make the package's out-of-tree build refuse.
