@@ -3,8 +3,9 @@
 # options, option arguments (-o keywords and values, -c ciphers, -X, -J
 # hosts), local paths (quoted), hosts from ssh_config and known_hosts, and
 # remote paths over a live ControlMaster of a private sshd on 127.0.0.1 (and
-# nothing, without connecting, when no master is live).  The zsh completion
-# is checked for syntax when zsh is installed.
+# nothing, without connecting, when no master is live).  Where zsh is
+# installed, the zsh completion is driven through zle on a pseudo-terminal
+# for a few of the same cases.
 . "$(dirname "$0")/../lib/compare.sh"
 fscp_test_init
 comp=$srcdir/contrib/completion/bash/fscp
@@ -65,7 +66,7 @@ printf 'known1,10.9.8.7 ssh-ed25519 AAAA\n[known2]:2222 ssh-ed25519 AAAA\n|1|aGF
 	>"$FSCP_HOME/.ssh/known_hosts"
 # Local files, with names that need quoting.
 mkdir -p "$FSCP_WORK/L/sub dir" "$FSCP_WORK/L/docs"
-touch "$FSCP_WORK/L/file one" "$FSCP_WORK/L/docs/a.txt"
+touch "$FSCP_WORK/L/file one" "$FSCP_WORK/L/docs/a.txt" "$FSCP_WORK/L/-dashfile"
 
 offers "fscp -" "-r " "-p " "-3 " "-P " "-o " "-X " "-J " "-- "
 offers_none "fscp -" '^-V|^--version'
@@ -86,6 +87,7 @@ offers_none "fscp " 'wild|hash|^\|'
 offers "fscp u@be" "u@beta-host:"
 # Options end at the first operand, as in scp.
 offers_none "fscp docs/a.txt -" '^-r'
+offers "fscp docs/a.txt -" "-dashfile "
 offers_none "fscp -- -" '^-r'
 offers "fscp -F $SSH_CONFIG fscp-t" "fscp-test:"
 
@@ -108,7 +110,39 @@ offers "fscp -F $SSH_CONFIG cm-test:$SSHD_HOME/srcdir/" "$SSHD_HOME/srcdir/inner
 offers "fscp -r -F $SSH_CONFIG a cm-test:$SSHD_HOME/srcdir/in" "$SSHD_HOME/srcdir/inner/"
 ssh -F "$SSH_CONFIG" -O exit cm-test 2>/dev/null
 
-if command -v zsh >/dev/null; then
+# zsh: the same completion function driven through a real zle on a
+# pseudo-terminal (zsh/zpty), reading what the Tab inserted or listed.
+cat >"$FSCP_WORK/zdriver.zsh" <<'EOD'
+zmodload zsh/zpty || exit 2
+zpty -b z zsh -f -i
+zpty -w z "stty columns 500; PS1='> '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep"
+sleep 0.5
+zpty -r -t z junk '*' 2>/dev/null
+zpty -n -w z "$2"$'\t'
+sleep 1
+out=''
+while zpty -r -t z line 2>/dev/null; do out+=$line; done
+zpty -d z
+print -r -- "$out"
+EOD
+# zsh_offers LINE TEXT...: after LINE<Tab>, zsh shows every TEXT.
+zsh_offers() {
+	local line=$1 got t
+	shift
+	got=$(cd "$FSCP_WORK/L" && HOME=$FSCP_HOME timeout 20 zsh -f "$FSCP_WORK/zdriver.zsh" \
+		"$srcdir/contrib/completion/zsh" "$line" 2>&1 | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tr '\r' '\n')
+	for t in "$@"; do
+		if ! grep -Fq -- "$t" <<<"$got"; then
+			echo "FAIL: zsh: '$line<Tab>' does not show '$t'; the terminal shows:"
+			grep -v '^ *$' <<<"$got" | tail -n 12 | sed 's/^/    /'
+			fails=$((fails + 1))
+			return
+		fi
+	done
+	echo "PASS: zsh: '$line<Tab>' shows $(printf "'%s' " "$@")"
+	passes=$((passes + 1))
+}
+if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 	if zsh -n "$srcdir/contrib/completion/zsh/_fscp"; then
 		echo "PASS: zsh -n _fscp"
 		passes=$((passes + 1))
@@ -116,8 +150,19 @@ if command -v zsh >/dev/null; then
 		echo "FAIL: zsh -n _fscp"
 		fails=$((fails + 1))
 	fi
+	zsh_offers "fscp -" "-r  -- copy directories recursively" "-P  -- port" "-X  -- SFTP tuning"
+	zsh_offers "fscp -o Strict" "fscp -o StrictHostKeyChecking="
+	zsh_offers "fscp -c aes1" "aes128-ctr" "aes192-ctr"
+	zsh_offers "fscp be" "fscp beta-host:"
+	zsh_offers "fscp fi" 'fscp file\ one'
+	# options end at the first operand: a file name, not -r
+	zsh_offers "fscp docs/a.txt -" "fscp docs/a.txt -dashfile"
+	ssh -F "$SSH_CONFIG" -o ControlMaster=yes -fN cm-test </dev/null ||
+		fscp_hard_error "cannot start the ControlMaster again"
+	zsh_offers "fscp -F $SSH_CONFIG cm-test:$SSHD_HOME/srcdir/in" "cm-test:$SSHD_HOME/srcdir/inner/"
+	ssh -F "$SSH_CONFIG" -O exit cm-test 2>/dev/null
 else
-	echo "note: zsh is not installed; the zsh completion is not checked"
+	echo "note: zsh (with zsh/zpty) is not installed; the zsh completion is not checked"
 fi
 FSCP_FAILS=$fails FSCP_PASSES=$passes
 fscp_test_done

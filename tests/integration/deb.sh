@@ -40,7 +40,9 @@ if [ -f "$src/config.status" ]; then
 fi
 
 log="$work/build.log"
-if ! (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" \
+# Not inside make check's make: its MAKEFLAGS (jobserver, TESTS=...) are
+# not the package build's.
+if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="nocheck parallel=2" \
 	dpkg-buildpackage -us -uc -b >"$log" 2>&1); then
 	tail -n 60 "$log"
 	die "dpkg-buildpackage -us -uc -b failed (log above)"
