@@ -69,7 +69,9 @@ mkdir -p "$FSCP_WORK/L/sub dir" "$FSCP_WORK/L/docs"
 touch "$FSCP_WORK/L/file one" "$FSCP_WORK/L/docs/a.txt" "$FSCP_WORK/L/-dashfile"
 
 offers "fscp -" "-r " "-p " "-3 " "-P " "-o " "-X " "-J " "-- "
-offers_none "fscp -" '^-V|^--version'
+offers_none "fscp -" '^-V'
+offers "fscp --v" "--version "
+offers_none "fscp -r --" '^--version'
 offers "fscp -o StrictH" "StrictHostKeyChecking="
 offers "fscp -o StrictHostKeyChecking=acc" "accept-new "
 offers "fscp -oBatchM" "-oBatchMode="
@@ -150,8 +152,9 @@ if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 		echo "FAIL: zsh -n _fscp"
 		fails=$((fails + 1))
 	fi
-	zsh_offers "fscp -" "-r  -- copy directories recursively" "-P  -- port" "-X  -- SFTP tuning"
+	zsh_offers "fscp -" "copy directories recursively" "SFTP tuning" "-- port"
 	zsh_offers "fscp -o Strict" "fscp -o StrictHostKeyChecking="
+	zsh_offers "fscp --v" "fscp --version"
 	zsh_offers "fscp -c aes1" "aes128-ctr" "aes192-ctr"
 	zsh_offers "fscp be" "fscp beta-host:"
 	zsh_offers "fscp fi" 'fscp file\ one'
