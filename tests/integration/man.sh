@@ -1,7 +1,8 @@
 #!/bin/bash
 # man/fscp.1 documents every option of the usage text fscp prints (and
-# --version), each as an entry of its OPTIONS section, and every FSCP_*
-# variable the sources read, under ENVIRONMENT.
+# --version), each as an entry of its OPTIONS section, every FSCP_*
+# variable the sources read, under ENVIRONMENT, and the text of every -v
+# route message (route.c's reasons, session.c's log_verbose lines).
 set -u
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
 man=$srcdir/man/fscp.1
@@ -44,5 +45,43 @@ for v in $(grep -oh 'getenv("FSCP_[A-Z_]*")' "$srcdir"/src/*.c | sed 's/getenv("
 		fails=$((fails + 1))
 	fi
 done
+# The -v route messages: every fixed piece of every reason and log_verbose
+# format in route.c and session.c is in the man page's text.
+if command -v python3 >/dev/null; then
+	if python3 - "$srcdir/src" "$man" <<'EOP'; then
+import re, sys
+src, man = sys.argv[1], sys.argv[2]
+lit = r'((?:"(?:[^"\\]|\\.)*"\s*)+)'
+pats = [r'snprintf\(\s*(?:out->reason|why),\s*sizeof\([^)]*\),\s*' + lit,
+        r'standard\(out,\s*' + lit, r'\*why\s*=\s*' + lit, r'whyp\s*=\s*' + lit,
+        r'special_why\s*=\s*' + lit, r'log_verbose\(\s*' + lit]
+pieces = {}
+for f in ('route.c', 'session.c'):
+    text = open(src + '/' + f).read()
+    for p in pats:
+        for m in re.finditer(p, text):
+            fmt = ''.join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
+            for piece in re.split(r'%[-0-9.]*l*[sdfu]|%%', fmt):
+                piece = ' '.join(piece.split()).strip(' ;:,()')
+                if len(piece) >= 6:
+                    pieces.setdefault(piece, '%s: "%s"' % (f, fmt))
+# The man page as text: no requests, escapes or quotes, one line.
+t = re.sub(r'^\.\S+ ?', '', open(man).read(), flags=re.M)
+for a, b in (('\\-', '-'), ('\\e', '\\'), ('\\(ti', '~'), ('\\&', ''), ('\\|', ''), ('"', '')):
+    t = t.replace(a, b)
+t = ' '.join(re.sub(r'\\f[BIRP]', '', t).split())
+missing = [(p, w) for p, w in pieces.items() if p not in t]
+for p, w in missing:
+    print('FAIL: -v message piece "%s" (%s) is not in man/fscp.1' % (p, w))
+print('%s: %d pieces of -v messages checked' % ('FAIL' if missing else 'PASS', len(pieces)))
+sys.exit(1 if missing else 0)
+EOP
+		:
+	else
+		fails=$((fails + 1))
+	fi
+else
+	echo "note: no python3; the -v messages are not checked against the man page"
+fi
 echo "$(basename "$0"): $fails failed"
 [ "$fails" = 0 ]
