@@ -144,7 +144,7 @@ zsh_offers() {
 	echo "PASS: zsh: '$line<Tab>' shows $(printf "'%s' " "$@")"
 	passes=$((passes + 1))
 }
-if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
+if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty && zpty t true && zpty -d t' 2>/dev/null; then
 	if zsh -n "$srcdir/contrib/completion/zsh/_fscp"; then
 		echo "PASS: zsh -n _fscp"
 		passes=$((passes + 1))
@@ -165,7 +165,7 @@ if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 	zsh_offers "fscp -F $SSH_CONFIG cm-test:$SSHD_HOME/srcdir/in" "cm-test:$SSHD_HOME/srcdir/inner/"
 	ssh -F "$SSH_CONFIG" -O exit cm-test 2>/dev/null
 else
-	echo "note: zsh (with zsh/zpty) is not installed; the zsh completion is not checked"
+	echo "note: no zsh with a working zsh/zpty here; the zsh completion is not checked"
 fi
 FSCP_FAILS=$fails FSCP_PASSES=$passes
 fscp_test_done
