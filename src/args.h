@@ -13,6 +13,7 @@
 enum args_status {
 	ARGS_OK = 0,
 	ARGS_USAGE = 1,		/* print diag (if any) as "<argv0>: diag\r\n", then usage, exit 1 */
+	ARGS_VERSION = 2,	/* "--version" as the whole first argument: print versions, exit 0 */
 	ARGS_FATAL = 255,	/* print "<argv0>: diag\r\n", exit 255 */
 };
 
@@ -57,6 +58,8 @@ struct fscp_opts {
 };
 
 /* Parse argv as OpenSSH 9.2 scp does (BSD getopt, no permutation, "--").
+ * The one addition: argv[1] exactly "--version" gives ARGS_VERSION (scp
+ * rejects every such command line as "unknown option -- -").
  * argv[0] is the program name.  Operand count is checked too (< 2 without
  * -t/-f is a usage error).  o is reset first; call args_free(o) afterwards
  * whatever the result.  String fields point into argv.  Usage errors with no

@@ -21,6 +21,7 @@
 #include "session.h"
 #include "sshproc.h"
 #include "strv.h"
+#include "version.h"
 #include "xfer.h"
 
 struct run {
@@ -351,6 +352,12 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 
 	st = args_parse(argc, argv, &o);
+	if (st == ARGS_VERSION) {
+		char text[512];
+
+		fputs(version_text(text, sizeof(text)), stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
 	if (st == ARGS_FATAL) {
 		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
 		exit(255);
