@@ -29,6 +29,9 @@ fscp_compare --name "-O upload into missing remote dir" --setup fscp_setup_trees
 fscp_compare --name "-O upload -r dir onto file" --setup legacy_setup_existing --expect-rc 1 -- -O -r src/sub $R/dst/file
 fscp_compare --name "-O upload, remote target with a space" --setup fscp_setup_trees --expect-rc 1 -- -O src/small.txt "$R/dst/a b"
 
+fscp_compare --tty --name "-O upload, progress meter" --setup fscp_setup_trees --expect-rc 0 -- -O src/sub/deeper/b.bin src/empty $R/dst/
+fscp_compare --tty --name "-O download -r, progress meter" --setup fscp_setup_trees --expect-rc 0 -- -O -r $R/src/sub dst/
+fscp_compare --tty --name "-O download -q, no meter" --setup fscp_setup_trees --expect-rc 0 -- -O -q $R/src/small.txt dst/
 fscp_compare --name "-O download file" --setup fscp_setup_trees --expect-rc 0 -- -O $R/src/small.txt dst/
 fscp_compare --name "-O download onto new name" --setup fscp_setup_trees --expect-rc 0 -- -O $R/src/small.txt dst/new
 fscp_compare --name "-O download over existing (mode kept)" --setup legacy_setup_existing --expect-rc 0 -- -O $R/src/small.txt dst/
