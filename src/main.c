@@ -247,7 +247,7 @@ toremote(struct run *r)
 		}
 		if (o->legacy) {
 			scp_legacy_upload(&r->legacy, t.host, t.user, effective_port(o, &t),
-			    t.path, o->operands[i]);
+			    t.path, o->operands[i], bytes);
 			operand_free(&s);
 			continue;
 		}

@@ -12,6 +12,7 @@
 #include "scp_proto.h"
 #include "scp_sink.h"
 #include "scp_source.h"
+#include "session.h"
 #include "sshproc.h"
 #include "strv.h"
 
@@ -70,18 +71,23 @@ drop(struct scp_legacy *l)
 	return rc;
 }
 
-/* Run "scp ... -t|-f path" on host over a new ssh child. */
+/* Run "scp ... -t|-f path" on host: over a libssh exec channel when the
+ * route for about bytes says a bypass pays (bytes < -1: never, the caller
+ * needs an ssh child), else over a new ssh child. */
 static int
 start(struct scp_legacy *l, const char *host, const char *user, int port, char dir,
-    const char *path)
+    const char *path, long long bytes)
 {
 	struct scpp_cmd c = remote_cmd(l->o);
 	char *cmd = scpp_command(&c, dir, path);
 	struct scp_wire_opts wo = wire_opts(l);
-	int rc;
+	int rc = -1;
 
 	drop(l);
-	rc = sshproc_exec(l->o, host, user, port, cmd, &l->st);
+	if (bytes >= -1)
+		rc = session_exec_open(l->o, host, user, port, bytes, cmd, &l->st);
+	if (rc < 0)
+		rc = sshproc_exec(l->o, host, user, port, cmd, &l->st);
 	free(cmd);
 	if (rc < 0)
 		return -1;
@@ -92,12 +98,12 @@ start(struct scp_legacy *l, const char *host, const char *user, int port, char d
 
 void
 scp_legacy_upload(struct scp_legacy *l, const char *host, const char *user, int port,
-    const char *targ, const char *src_arg)
+    const char *targ, const char *src_arg, long long bytes)
 {
 	char *names[1] = { (char *)src_arg };
 
 	if (!l->open || !l->upload) {
-		if (start(l, host, user, port, 't', targ) < 0)
+		if (start(l, host, user, port, 't', targ, bytes) < 0)
 			exit(1);
 		l->upload = true;
 		/* The sink's first \0; anything else ends the copy. */
@@ -111,7 +117,7 @@ void
 scp_legacy_download(struct scp_legacy *l, const char *host, const char *user, int port,
     const char *src, const char *dst)
 {
-	if (start(l, host, user, port, 'f', src) < 0) {
+	if (start(l, host, user, port, 'f', src, -1) < 0) {
 		log_count_error();
 		return;
 	}
@@ -126,7 +132,8 @@ scp_legacy_through_local(struct scp_legacy *l, const struct scp_legacy_end *src,
 	struct strv argv = { 0 };
 	char *cmd;
 
-	if (start(l, src->host, src->user, src->port, 'f', src->path) < 0)
+	/* The second ssh needs the first one's socket: no bypass here. */
+	if (start(l, src->host, src->user, src->port, 'f', src->path, -2) < 0)
 		exit(1);
 	/* do_cmd2(): the target's scp -t talks straight to the source's
 	 * scp -f over the first ssh's socket; we only wait. */

@@ -4,7 +4,8 @@
  *  - server mode: `fscp -f` (response, then source) and `fscp -t` (sink)
  *    on stdin/stdout, errors only to the peer, exit errs != 0;
  *  - -O client: "scp -t targ" once for all local sources, "scp -f src"
- *    per remote source, spoken over an ssh child run as scp runs it;
+ *    per remote source, spoken over an ssh child run as scp runs it, or
+ *    over a libssh exec channel where the route is a bypass that pays;
  *  - -O remote to remote through the local host (-3, the default): ssh to
  *    the source running "scp -f", a second ssh to the target running
  *    "scp -t" on the first one's socket (do_cmd2);
@@ -38,9 +39,10 @@ struct scp_legacy {
 
 void scp_legacy_init(struct scp_legacy *l, const struct fscp_opts *o, struct progress *pm,
     struct bwlimit *bw);
-/* toremote(), a local source: src_arg sent into [user@]host:targ. */
+/* toremote(), a local source: src_arg sent into [user@]host:targ; bytes:
+ * about how much all sources hold (-1 unknown), for the route. */
 void scp_legacy_upload(struct scp_legacy *l, const char *host, const char *user, int port,
-    const char *targ, const char *src_arg);
+    const char *targ, const char *src_arg, long long bytes);
 /* tolocal(), a remote source: src (the remote path) from host into dst. */
 void scp_legacy_download(struct scp_legacy *l, const char *host, const char *user, int port,
     const char *src, const char *dst);

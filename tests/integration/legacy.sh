@@ -53,4 +53,35 @@ fscp_compare --name "-O download -r dir onto file" --setup legacy_setup_existing
 fscp_compare --name "-O download, mixed local and remote sources" --setup fscp_setup_trees --expect-rc 0 -- -O src/exec.sh $R/src/small.txt dst/
 fscp_compare --name "-O download, invalid brace pattern" --setup fscp_setup_trees --expect-rc 255 -- -O "$R/src/x{a" dst/
 
+# The same over a bypass: FSCP_ROUTE=bypass makes fscp speak to the remote
+# scp over a libssh exec channel (scp ignores the variable).  The remote's
+# stderr must still reach ours, its exit status still count.
+export FSCP_ROUTE=bypass
+fscp_compare --name "bypass: -O upload several" --setup fscp_setup_trees --expect-rc 0 -- -O src/small.txt src/exec.sh "src/with space.txt" $R/dst/
+fscp_compare --times --name "bypass: -O upload -r -p" --setup fscp_setup_trees --expect-rc 0 -- -O -r -p src $R/dst/
+fscp_compare --name "bypass: -O upload missing source" --setup fscp_setup_trees --expect-rc 1 -- -O src/missing src/small.txt $R/dst/
+fscp_compare --name "bypass: -O upload into missing remote dir" --setup fscp_setup_trees --expect-rc 1 -- -O src/small.txt $R/nodir/
+fscp_compare --name "bypass: -O download several" --setup fscp_setup_trees --expect-rc 0 -- -O $R/src/small.txt $R/src/exec.sh dst/
+fscp_compare --times --name "bypass: -O download -r -p" --setup fscp_setup_trees --expect-rc 0 -- -O -r -p $R/src dst/
+fscp_compare --name "bypass: -O download glob" --setup fscp_setup_trees --expect-rc 0 -- -O "$R/src/*.txt" dst/
+fscp_compare --name "bypass: -O download missing and dir" --setup fscp_setup_trees --expect-rc 1 -- -O $R/src/missing $R/src/sub $R/src/small.txt dst/
+fscp_compare --name "bypass: -O remote stderr (-v remote messages)" --no-stderr --setup fscp_setup_trees --expect-rc 0 -- -O -v $R/src/small.txt dst/
+# It did take the bypass, and the remote's -v lines came through it.
+(cd "$FSCP_WORK/L" && fscp_setup_trees)
+out=$(cd "$FSCP_WORK/L" && "$FSCP" -v -O -F "$SSH_CONFIG" "fscp-test:$SSHD_HOME/src/small.txt" dst/ 2>&1 </dev/null)
+unset FSCP_ROUTE
+for want in "legacy protocol over a libssh exec channel: scp -v -f $SSHD_HOME/src/small.txt" "Sending file modes: C0644 1000 small.txt" "Sink: C0644 1000 small.txt"; do
+	if [[ $out == *"$want"* ]]; then
+		FSCP_PASSES=$((FSCP_PASSES + 1))
+		echo "PASS: bypass -v shows '$want'"
+	else
+		FSCP_FAILS=$((FSCP_FAILS + 1))
+		FSCP_FAILED_NAMES+="  bypass -v: $want"$'\n'
+		echo "FAIL: bypass -v does not show '$want'; it printed:"
+		printf '%s\n' "$out" | head -20
+	fi
+done
+fscp__empty_dir "$FSCP_WORK/L"
+fscp__empty_dir "$SSHD_HOME"
+
 fscp_test_done
