@@ -11,6 +11,14 @@ fscp_test_init
 
 
 R=fscp-test:{HOME}
+# An ssh whose remote has no scp: the shell's complaint, then EOF.
+mkdir -p "$FSCP_WORK/bin"
+cat >"$FSCP_WORK/bin/no-scp" <<'SH'
+#!/bin/bash
+echo "bash: line 1: scp: command not found" >&2
+exit 127
+SH
+chmod +x "$FSCP_WORK/bin/no-scp"
 fscp_compare --name "-O upload file" --setup fscp_setup_trees --expect-rc 0 -- -O src/small.txt $R/dst/
 fscp_compare --name "-O upload file onto new name" --setup fscp_setup_trees --expect-rc 0 -- -O src/small.txt $R/dst/new
 fscp_compare --name "-O upload 1 MiB file" --setup fscp_setup_trees --expect-rc 0 -- -O src/sub/deeper/b.bin $R/dst/
@@ -52,6 +60,12 @@ fscp_compare --name "-O download into missing local dir" --setup fscp_setup_tree
 fscp_compare --name "-O download -r dir onto file" --setup legacy_setup_existing --expect-rc 1 -- -O -r $R/src/sub dst/file
 fscp_compare --name "-O download, mixed local and remote sources" --setup fscp_setup_trees --expect-rc 0 -- -O src/exec.sh $R/src/small.txt dst/
 fscp_compare --name "-O download, invalid brace pattern" --setup fscp_setup_trees --expect-rc 255 -- -O "$R/src/x{a" dst/
+
+# ssh fails: scp -O says "lost connection" after ssh's own message, exit 1.
+DEAD_PORT=$(fscp__free_port)
+fscp_compare --name "-O upload, dead server" --expect-rc 1 --setup fscp_setup_trees -- -O -P "$DEAD_PORT" src/small.txt $R/dst/
+fscp_compare --name "-O download, dead server" --expect-rc 1 --setup fscp_setup_trees -- -O -P "$DEAD_PORT" $R/src/small.txt $R/src/exec.sh dst/
+fscp_compare --name "-O -r upload, remote scp missing" --expect-rc 1 --setup fscp_setup_trees -- -O -r -S "$FSCP_WORK/bin/no-scp" src fscp-test:/x
 
 # The same over a bypass: FSCP_ROUTE=bypass makes fscp speak to the remote
 # scp over a libssh exec channel (scp ignores the variable).  The remote's
