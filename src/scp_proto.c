@@ -345,3 +345,37 @@ scpp_command(const struct scpp_cmd *c, char dir, const char *path)
 	free(pre);
 	return cmd;
 }
+
+char *
+scpp_vis_nl(const char *name)
+{
+	char *out = xmalloc(strlen(name) * 4 + 1), *d = out;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		unsigned c = *p;
+
+		if (c == '\\') {
+			*d++ = '\\';
+			*d++ = '\\';
+		} else if (c == ' ' || c == '\t' || (c < 0x80 && isgraph((int)c))) {
+			*d++ = (char)c;
+		} else if (c == 0xa0) {
+			d += sprintf(d, "\\%03o", c);
+		} else {
+			*d++ = '\\';
+			if (c & 0x80) {
+				c &= 0x7f;
+				*d++ = 'M';
+			}
+			if (c < 0x20 || c == 0x7f) {
+				*d++ = '^';
+				*d++ = c == 0x7f ? '?' : (char)(c + '@');
+			} else {
+				*d++ = '-';
+				*d++ = (char)c;
+			}
+		}
+	}
+	*d = '\0';
+	return out;
+}

@@ -70,6 +70,13 @@ size_t scpp_format_file(char *buf, size_t len, unsigned mode, long long size,
 size_t scpp_format_dir(char *buf, size_t len, unsigned mode, const char *name);
 size_t scpp_format_time(char *buf, size_t len, long long mtime, long long atime);
 
+/* scp's strnvis(VIS_NL) of a local name with a newline in it, which
+ * source() then uses for everything (records, messages, even opening a
+ * directory): '\n' becomes "\^J", '\\' is doubled, other bytes that are
+ * not printable ASCII become "\^X", "\M-x", "\M^X" or (0xa0) "\240".
+ * Returns a malloc()ed string. */
+char *scpp_vis_nl(const char *name);
+
 /* The remote command scp runs: "scp[ -v][ -r][ -p][ -d] -t|-f [-- ]path",
  * the path not quoted (the remote shell expands it, as with scp 9.2).
  * dir is 't' or 'f'.  Returns a malloc()ed string. */

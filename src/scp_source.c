@@ -178,6 +178,12 @@ source_one(struct scp_wire *w, const char *arg)
 		scp_wire_run_err(w, "%s: %s", name, strerror(errno));
 		goto out;
 	}
+	if (strchr(name, '\n') != NULL) {
+		char *vis = scpp_vis_nl(name);
+
+		free(name);
+		name = vis;
+	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	if (S_ISDIR(st.st_mode) && w->o.recursive) {
 		send_dir(w, name, &st);

@@ -273,6 +273,26 @@ START_TEST(test_command)
 }
 END_TEST
 
+START_TEST(test_vis)
+{
+	static const struct { const char *in, *out; } v[] = {
+		{ "a\nb", "a\\^Jb" },
+		{ "x y\tz", "x y\tz" },
+		{ "back\\slash\n", "back\\\\slash\\^J" },
+		{ "\xe9\n", "\\M-i\\^J" },
+		{ "\x80\x7f\xa0\n", "\\M^@\\^?\\240\\^J" },
+		{ "*?[#\n", "*?[#\\^J" },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char *s = scpp_vis_nl(v[i].in);
+
+		ck_assert_str_eq(s, v[i].out);
+		free(s);
+	}
+}
+END_TEST
+
 static Suite *
 scp_proto_suite(void)
 {
@@ -288,6 +308,7 @@ scp_proto_suite(void)
 	tcase_add_test(tc, test_match);
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_command);
+	tcase_add_test(tc, test_vis);
 	suite_add_tcase(s, tc);
 	return s;
 }
