@@ -257,8 +257,7 @@ sink_dir_body(struct sink *k, const char *targ)
 		struct scpp_record r;
 		const char *why;
 
-		if (k->w->o.verbose)
-			fprintf(stderr, "Sink: %s", buf);
+		scp_wire_verbose(k->w, "Sink: %s", buf);
 		if (buf[0] == '\1' || buf[0] == '\2') {
 			scp_wire_say(k->w, "%s", buf + 1);
 			if (buf[0] == '\2')

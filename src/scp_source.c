@@ -65,8 +65,7 @@ send_dir(struct scp_wire *w, const char *name, const struct stat *st)
 	}
 	size_t n = scpp_format_dir(line, sizeof(line), st->st_mode, last_component(name));
 
-	if (w->o.verbose)
-		fprintf(stderr, "Entering directory: %s", line);
+	scp_wire_verbose(w, "Entering directory: %s", line);
 	scp_wire_write(w, line, n);
 	if (scp_wire_response(w) < 0) {
 		closedir(d);
@@ -142,8 +141,7 @@ send_file(struct scp_wire *w, const char *name, int fd, const struct stat *st)
 	}
 	size_t n = scpp_format_file(line, sizeof(line), st->st_mode, (long long)st->st_size, last);
 
-	if (w->o.verbose)
-		fprintf(stderr, "Sending file modes: %s", line);
+	scp_wire_verbose(w, "Sending file modes: %s", line);
 	scp_wire_write(w, line, n);
 	if (scp_wire_response(w) < 0) {
 		close(fd);

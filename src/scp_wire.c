@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
+#include "progress.h"
 #include "strv.h"
 
 void
@@ -81,6 +83,54 @@ scp_wire_ack(struct scp_wire *w)
 	scp_wire_write(w, "", 1);
 }
 
+/* OpenSSH's fmprintf(): printable characters, newline, CR and tab as
+ * they are, each byte of anything else as \ooo; in an encoding where that
+ * is not safe, nothing from the first such byte on. */
+static char *
+vis_text(const char *src)
+{
+	char *out = xmalloc(strlen(src) * 4 + 1), *d = out;
+	mbstate_t mbs;
+
+	memset(&mbs, 0, sizeof(mbs));
+	while (*src != '\0') {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, src, MB_CUR_MAX, &mbs);
+		bool ok = len != (size_t)-1 && len != (size_t)-2 &&
+		    (wc == L'\n' || wc == L'\r' || wc == L'\t' || wcwidth(wc) >= 0);
+
+		if (!ok) {
+			memset(&mbs, 0, sizeof(mbs));
+			if (!progress_locale_is_safe())
+				break;
+			if (len == (size_t)-1 || len == (size_t)-2)
+				len = 1;
+			for (; len > 0; len--)
+				d += sprintf(d, "\\%03o", (unsigned char)*src++);
+			continue;
+		}
+		memcpy(d, src, len);
+		d += len;
+		src += len;
+	}
+	*d = '\0';
+	return out;
+}
+
+static void
+vsay(const char *fmt, va_list ap)
+{
+	char *msg, *vis;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		log_fatal("out of memory");
+	vis = vis_text(msg);
+	fputs(vis, stderr);
+	fflush(stderr);
+	free(vis);
+	free(msg);
+}
+
 void
 scp_wire_say(struct scp_wire *w, const char *fmt, ...)
 {
@@ -89,9 +139,20 @@ scp_wire_say(struct scp_wire *w, const char *fmt, ...)
 	if (w->o.remote)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap);
 	va_end(ap);
-	fflush(stderr);
+}
+
+void
+scp_wire_verbose(struct scp_wire *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->o.verbose)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
 }
 
 int

@@ -66,8 +66,11 @@ void scp_wire_note_err(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 
 /* note_err(NULL): 0 when nothing was noted, else run_err() it and -1. */
 int scp_wire_flush_noted(struct scp_wire *w);
 
-/* Print msg to stderr unless in server mode (scp's fmprintf(stderr,...)). */
+/* Print msg to stderr unless in server mode, escaped as scp's
+ * fmprintf(stderr, ...) escapes it. */
 void scp_wire_say(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 3);
+/* The same with -v, in server mode too (scp's "Sink: ..." lines). */
+void scp_wire_verbose(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 3);
 
 /* write(2) all n bytes (EINTR retried); false on error, errno set. */
 bool scp_wire_fd_write(int fd, const void *buf, size_t n);

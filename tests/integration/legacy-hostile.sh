@@ -72,6 +72,8 @@ evil "-r mode of the target root kept" 'D0777 0 dst\nE\n' 0 -r h:/x/dst "{WORK}"
 evil "shell noise before scp" 'No match.\n' 1 'h:/x/*' dst/
 evil "fatal message" '\2scp: going away\n' 1 h:/x/f dst/
 evil "error then a file" '\1scp: /x/a: No such file or directory\nC0644 3 f\nhi\n\0' 1 h:/x/f dst/
+evil "message with bytes to escape" '\1scp: caf\351 \001 \033[31m x\nC0644 3 f\nhi\n\0' 1 h:/x/f dst/
+evil "bad name with bytes to escape" 'C0644 3 \001\351/x\nhi\n\0' 1 h:/x/f dst/
 evil "peer closes at once" '' 0 h:/x/f dst/
 evil "E outside any directory" 'E\nC0644 3 f\nhi\n\0' 0 h:/x/f dst/
 
