@@ -109,7 +109,8 @@ sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
 			close(sv[1]);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(file, argv);
-		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), file, strerror(errno));
+		/* scp's perror(program). */
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
 		_exit(1);
 	}
 	close(sv[1]);
@@ -214,7 +215,7 @@ sshproc_run_on(const struct strv *argv, int fd)
 			_exit(1);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv->v[0], argv->v);
-		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), argv->v[0], strerror(errno));
+		fprintf(stderr, "%s: %s\n", argv->v[0], strerror(errno));
 		_exit(1);
 	}
 	return sshproc_wait(pid);

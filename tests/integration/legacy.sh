@@ -65,6 +65,8 @@ fscp_compare --name "-O download, invalid brace pattern" --setup fscp_setup_tree
 DEAD_PORT=$(fscp__free_port)
 fscp_compare --name "-O upload, dead server" --expect-rc 1 --setup fscp_setup_trees -- -O -P "$DEAD_PORT" src/small.txt $R/dst/
 fscp_compare --name "-O download, dead server" --expect-rc 1 --setup fscp_setup_trees -- -O -P "$DEAD_PORT" $R/src/small.txt $R/src/exec.sh dst/
+fscp_compare --name "-O upload, -S program missing" --expect-rc 1 --setup fscp_setup_trees -- -O -S "$FSCP_WORK/bin/nonexistent" src/small.txt $R/dst/
+fscp_compare --name "-O download, -S program missing" --expect-rc 1 --setup fscp_setup_trees -- -O -S "$FSCP_WORK/bin/nonexistent" $R/src/small.txt dst/
 fscp_compare --name "-O -r upload, remote scp missing" --expect-rc 1 --setup fscp_setup_trees -- -O -r -S "$FSCP_WORK/bin/no-scp" src fscp-test:/x
 
 # The same over a bypass: FSCP_ROUTE=bypass makes fscp speak to the remote
