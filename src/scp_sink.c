@@ -181,6 +181,8 @@ recv_file(struct sink *k, const char *np, const char *name, mode_t mode, off_t s
 	progress_start(k->w->o.pm, name, size);
 	bool ok = recv_data(k, ofd, np, size);
 
+	scp_wire_debug_unblock(k->w, STDIN_FILENO);
+
 	if (ok && (!exists || S_ISREG(st.st_mode)) && ftruncate(ofd, size) != 0)
 		scp_wire_note_err(k->w, "%s: truncate: %s", np, strerror(errno));
 	/* -p: the sender's mode; otherwise a new file gets it under the

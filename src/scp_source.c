@@ -150,6 +150,8 @@ send_file(struct scp_wire *w, const char *name, int fd, const struct stat *st)
 	progress_start(w->o.pm, last, st->st_size);
 	int err = send_data(w, fd, st->st_size);
 
+	scp_wire_debug_unblock(w, STDOUT_FILENO);
+
 	if (close(fd) < 0 && err == 0)
 		err = errno;
 	if (err == 0)
@@ -183,6 +185,7 @@ source_one(struct scp_wire *w, const char *arg)
 		name = vis;
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	scp_wire_debug_unblock(w, fd);
 	if (S_ISDIR(st.st_mode) && w->o.recursive) {
 		send_dir(w, name, &st);
 	} else if (!S_ISREG(st.st_mode)) {

@@ -155,6 +155,15 @@ scp_wire_verbose(struct scp_wire *w, const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+scp_wire_debug_unblock(struct scp_wire *w, int fd)
+{
+	if (w->o.remote && w->o.verbose) {
+		fprintf(stderr, "%s: debug1: fd %d clearing O_NONBLOCK\r\n", log_progname(), fd);
+		fflush(stderr);
+	}
+}
+
 int
 scp_wire_response(struct scp_wire *w)
 {

@@ -69,6 +69,11 @@ int scp_wire_flush_noted(struct scp_wire *w);
 /* Print msg to stderr unless in server mode, escaped as scp's
  * fmprintf(stderr, ...) escapes it. */
 void scp_wire_say(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 3);
+/* scp's -v debug line for an fd it takes out of non-blocking mode (it
+ * does for each source file, and for its end of the stream around each
+ * file's data).  Only in server mode: there the fds are scp's own (0, 1,
+ * the file), so the lines match; a client prints fscp's own -v lines. */
+void scp_wire_debug_unblock(struct scp_wire *w, int fd);
 /* The same with -v, in server mode too (scp's "Sink: ..." lines). */
 void scp_wire_verbose(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 3);
 

@@ -64,6 +64,8 @@ raw "-t -d onto a file" 'C0644 1 a\nx\0' -d -t src/small.txt
 raw "-t ambiguous target" '' -t dst src
 raw "-t into a file name that is a directory" 'C0644 1 sub\nx\0' -t src
 raw "-t -r directory onto a file" 'D0755 0 small.txt\nE\n' -r -t src
+raw "-t -v -r -p" 'T1500000000 0 1500000100 0\nD0750 0 d\nC0640 2 x\nhi\0E\n' -v -r -p -t dst
+raw "-f -v -r -p" "$(printf '\\0%.0s' $(seq 200))" -v -r -p -f src/sub
 raw "-f one file" '\0\0\0' -f src/small.txt
 raw "-f -p file" '\0\0\0\0' -p -f src/exec.sh
 raw "-f several, one missing" '\0\0\0\0\0\0\0' -f src/small.txt src/missing src/empty
