@@ -18,6 +18,7 @@
 #include "operand.h"
 #include "plan.h"
 #include "progress.h"
+#include "scp_legacy.h"
 #include "session.h"
 #include "sshproc.h"
 #include "strv.h"
@@ -31,6 +32,7 @@ struct run {
 	struct session s;	/* the open one, if x != NULL */
 	struct xfer *x;
 	struct plan *pl;	/* planning onto x, on its first connection */
+	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -195,6 +197,31 @@ effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 	return op->port != -1 ? op->port : o->port;
 }
 
+/* A remote source with a remote target: -R runs scp on the source host
+ * (either protocol); -O -3 joins two ssh children.  SFTP through the local
+ * host is still handed over before we get here. */
+static void
+remote_to_remote(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
+{
+	if (s->user != NULL && !operand_okname(s->user)) {
+		fprintf(stderr, "%s: invalid user name\n", s->user);
+		log_count_error();
+		return;
+	}
+	if (!r->o->throughlocal) {
+		/* scp -R passes only a URI's port, not -P. */
+		struct scp_legacy_end from = { s->host, s->user, s->port, s->path };
+		struct scp_legacy_end to = { t->host, t->user, t->port, t->path };
+
+		scp_legacy_remote(&r->legacy, &from, &to);
+	} else if (r->o->legacy) {
+		struct scp_legacy_end from = { s->host, s->user, effective_port(r->o, s), s->path };
+		struct scp_legacy_end to = { t->host, t->user, effective_port(r->o, t), t->path };
+
+		scp_legacy_through_local(&r->legacy, &from, &to);
+	}
+}
+
 static void
 toremote(struct run *r)
 {
@@ -219,7 +246,13 @@ toremote(struct run *r)
 		if (!parse_operand(o->operands[i], &s))
 			continue;
 		if (s.remote) {
-			/* remote to remote is handed over before we get here */
+			remote_to_remote(r, &s, &t);
+			operand_free(&s);
+			continue;
+		}
+		if (o->legacy) {
+			scp_legacy_upload(&r->legacy, t.host, t.user, effective_port(o, &t),
+			    t.path, o->operands[i], bytes);
 			operand_free(&s);
 			continue;
 		}
@@ -291,6 +324,10 @@ tolocal(struct run *r)
 		if (!s.remote) {
 			run_close(r);
 			local_copy(r, o->operands[i], dst);
+			scp_legacy_local_cmd(&r->legacy);
+		} else if (o->legacy) {
+			scp_legacy_download(&r->legacy, s.host, s.user, effective_port(o, &s),
+			    s.path, dst);
 		} else {
 			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
@@ -306,15 +343,9 @@ needs_scp(const struct fscp_opts *o, const char **why)
 {
 	bool target_remote = operand_colon(o->operands[o->noperands - 1]) != NULL;
 
-	if (o->server_to || o->server_from) {
-		*why = "server mode (-t/-f)";
-		return true;
-	}
-	if (o->legacy) {
-		*why = "legacy protocol (-O)";
-		return true;
-	}
-	if (!target_remote)
+	/* -O, -t/-f and -R are native (scp_legacy); SFTP remote to remote
+	 * through the local host is not yet. */
+	if (!target_remote || o->legacy || !o->throughlocal)
 		return false;
 	for (int i = 0; i < o->noperands - 1; i++) {
 		if (operand_colon(o->operands[i]) != NULL) {
@@ -369,11 +400,14 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
+	if (o.server_to || o.server_from)
+		exit(scp_legacy_server(&o));
 	if (needs_scp(&o, &why))
 		delegate_to_scp(argv, why);
 
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);
+	scp_legacy_init(&r.legacy, &o, r.pm, r.bw);
 	if (operand_colon(o.operands[o.noperands - 1]) != NULL) {
 		toremote(&r);
 	} else {
@@ -381,6 +415,7 @@ main(int argc, char **argv)
 			verifydir(o.operands[o.noperands - 1]);
 		tolocal(&r);
 	}
+	scp_legacy_finish(&r.legacy);
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);

@@ -40,6 +40,7 @@ struct sshconn_chan {
 	ssh_channel ch;
 	unsigned char *buf;
 	size_t cap, off, len;
+	bool exec;		/* a command's channel: its stderr is shown */
 };
 
 static void
@@ -489,6 +490,37 @@ sshconn_hostkey_desc(const struct sshconn *c)
 
 /* ---- channels as streams -------------------------------------------- */
 
+/* A remote command's stderr goes to ours, as ssh passes it on. */
+static void
+chan_forward_stderr(struct sshconn_chan *k)
+{
+	char buf[4096];
+	int r;
+
+	while ((r = ssh_channel_read_nonblocking(k->ch, buf, sizeof(buf), 1)) > 0) {
+		if (write(STDERR_FILENO, buf, (size_t)r) < 0)
+			break;
+	}
+}
+
+/* Wait for stdout data or the end, showing stderr meanwhile (a blocking
+ * read of stdout alone would hold the remote's messages back). */
+static int
+chan_wait_stdout(struct sshconn_chan *k)
+{
+	for (;;) {
+		chan_forward_stderr(k);
+		int r = ssh_channel_poll_timeout(k->ch, 100, 0);
+
+		if (r == SSH_ERROR)
+			return -1;
+		if (r != 0) {
+			chan_forward_stderr(k);
+			return 0;
+		}
+	}
+}
+
 static ssize_t
 chan_read(void *ctx, void *buf, size_t n)
 {
@@ -500,6 +532,8 @@ chan_read(void *ctx, void *buf, size_t n)
 	while (k->off == k->len) {
 		int r;
 
+		if (k->exec && chan_wait_stdout(k) < 0)
+			return -1;
 		if (ssh_channel_is_eof(k->ch) && ssh_channel_poll(k->ch, 0) <= 0)
 			return 0;
 		/* Asking for cap bytes grows the window to about cap; libssh
@@ -551,6 +585,8 @@ chan_close(void *ctx)
 	/* Waits for the server's exit-status or the channel's close; when the
 	 * server closed already it returns what it got. */
 	status = ssh_channel_get_exit_status(k->ch);
+	if (k->exec)
+		chan_forward_stderr(k);
 	if (ssh_channel_is_open(k->ch))
 		ssh_channel_close(k->ch);
 	ssh_channel_free(k->ch);
@@ -591,6 +627,7 @@ chan_open(struct sshconn *c, const char *subsystem, const char *cmd,
 	}
 	k = xcalloc(1, sizeof(*k));
 	k->ch = ch;
+	k->exec = subsystem == NULL;
 	k->cap = c->read_buf;
 	k->buf = xmalloc(k->cap);
 	out->ops = &chan_ops;

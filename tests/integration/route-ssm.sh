@@ -177,6 +177,13 @@ route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "
 route_check "$name" "fscp asked describe-instances about $I_DIR" \
 	grep -q "ec2 describe-instances .*$I_DIR" "$FSCP_FAKE_AWS_LOG"
 
+name="ssm-direct: -O download -p on an exec channel"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p "$I_DIR:{HOME}/src/mid.bin" dst/
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+route_check "$name" "fscp ran the remote scp on an exec channel" \
+	grep -q "legacy protocol over a libssh exec channel" "$ROUTE_ERR_fscp"
+route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+
 name="ssm-direct: FSCP_SSM_DIRECT=127.0.0.1 for an instance without an address"
 export FSCP_SSM_DIRECT=127.0.0.1
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_PAR:dst/"
