@@ -2,6 +2,7 @@
 #include "session.h"
 #include "clock.h"
 #include "log.h"
+#include "proc.h"
 #include "proxycmd.h"
 #include "sftp.h"
 #include "sshcfg.h"
@@ -132,9 +133,11 @@ session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const 
 	const char *mode = getenv("FSCP_SSM_DIRECT");
 	struct strv argv = { 0 };
 	char buf[512] = "";
-	size_t got = 0;
-	int pfd[2];
-	pid_t pid;
+	struct proc_spec ps = {
+		.search_path = true, .in = PROC_NULL, .err = PROC_NULL,
+		.msg = PROC_MSG_NONE, .exec_status = 127,
+	};
+	struct proc_output po;
 
 	if (mode != NULL && strcmp(mode, "off") == 0) {
 		*why = "FSCP_SSM_DIRECT=off";
@@ -159,48 +162,22 @@ session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const 
 	strv_push(&argv, "Reservations[0].Instances[0].[PrivateIpAddress,PublicIpAddress]");
 	strv_push(&argv, "--output");
 	strv_push(&argv, "text");
-	if (pipe(pfd) != 0) {
-		strv_free(&argv);
-		*why = "pipe failed";
-		return NULL;
-	}
-	fflush(NULL);
-	if ((pid = fork()) == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(pfd[1], STDOUT_FILENO);
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			if (log_level() < 2)
-				dup2(devnull, STDERR_FILENO);
-		}
-		close(pfd[0]);
-		execvp(argv.v[0], argv.v);
-		_exit(127);
-	}
-	close(pfd[1]);
-	strv_free(&argv);
-	while (pid > 0 && got < sizeof(buf) - 1) {
-		ssize_t n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(pfd[0]);
-	buf[got] = '\0';
-	if (pid > 0) {
-		int status;
-
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	/* stdin and (below -vv) stderr are /dev/null; no time limit, as
+	 * before: a slow aws CLI only delays the route decision. */
+	ps.argv = argv.v;
+	if (log_level() >= 2)
+		ps.err = PROC_KEEP;
+	if (proc_capture(&ps, false, -1, &po, NULL, 0) == 0) {
+		if (po.status != 0) {
+			proc_output_free(&po);
+			strv_free(&argv);
 			*why = "aws ec2 describe-instances failed";
 			return NULL;
 		}
+		snprintf(buf, sizeof(buf), "%s", po.out);
+		proc_output_free(&po);
 	}
+	strv_free(&argv);
 	/* "PRIVATE\tPUBLIC": the private address first, as it is usually the
 	 * one reachable from inside the VPC. */
 	for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
@@ -309,14 +286,11 @@ out:
 static void
 session_reap(pid_t pid)
 {
-	int status;
-
 	if (pid <= 0)
 		return;
 	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
 	kill(pid, SIGHUP);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	(void)proc_wait(pid);
 }
 
 /* Close one connection: its SFTP channel (or ssh), its libssh session and
