@@ -14,6 +14,7 @@
 
 #include "args.h"
 #include "bwlimit.h"
+#include "crossload.h"
 #include "log.h"
 #include "operand.h"
 #include "progress.h"
@@ -163,8 +164,9 @@ upload_bytes(const struct fscp_opts *o, const char **sample)
 
 	*sample = NULL;
 	for (int i = 0; i < o->noperands - 1; i++) {
+		/* A remote source's size is known once it is listed. */
 		if (operand_colon(o->operands[i]) != NULL)
-			continue;
+			return -1;
 		if (*sample == NULL && stat(o->operands[i], &st) == 0 && S_ISREG(st.st_mode))
 			*sample = o->operands[i];
 		sum += local_bytes(o->operands[i], o->recursive, &budget);
@@ -188,6 +190,65 @@ static int
 effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 {
 	return op->port != -1 ? op->port : o->port;
+}
+
+/* The connection a session's data goes over (the ones before data_from
+ * only listed); one that is still coming up when the listing one rests. */
+static struct sftp_conn *
+data_conn(struct session *s)
+{
+	struct sftp_conn *c;
+
+	if (s->data_from < s->nconns)
+		return s->conns[s->data_from];
+	c = session_next_conn(s);
+	return c != NULL ? c : s->conns[0];
+}
+
+/* After the first source is listed, the destination may grow into its
+ * bypass as an upload of that size would; the engine then needs the new
+ * connection array for the uploads still to come. */
+static void
+grow_target(struct run *r, long long bytes)
+{
+	if (!session_grow(&r->s, r->o, bytes))
+		return;
+	session_stop_pending(&r->s);
+	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+}
+
+/* scp's remote to remote through this host (the default and -3): the
+ * destination once, then a session of its own for each source operand,
+ * each side on the route it would get alone.  crossload uses one
+ * connection per side: connections still coming up are not waited for. */
+static void
+remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_operand *s,
+    bool tsbd)
+{
+	struct crossload_params cp = {
+		.preserve = r->o->preserve, .recursive = r->o->recursive,
+		.target_should_be_dir = tsbd, .nrequests = r->o->sftp_nrequests,
+		.bw = r->bw, .progress = r->pm,
+	};
+	struct session src;
+	struct crossload_plan *pl;
+	long long bytes;
+
+	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
+	session_stop_pending(&r->s);
+	session_open(&src, r->o, s->host, s->user, effective_port(r->o, s), -1, NULL);
+	session_stop_pending(&src);
+	pl = crossload_plan(src.conns[0], data_conn(&r->s), s->path, t->path, &cp);
+	bytes = crossload_plan_bytes(pl);
+	if (session_grow(&src, r->o, bytes))
+		session_stop_pending(&src);
+	grow_target(r, bytes);
+	crossload_run(pl, data_conn(&src), data_conn(&r->s));
+	crossload_plan_free(pl);
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&src) != 0)
+		log_count_error();
 }
 
 static void
@@ -214,7 +275,12 @@ toremote(struct run *r)
 		if (!parse_operand(o->operands[i], &s))
 			continue;
 		if (s.remote) {
-			/* remote to remote is handed over before we get here */
+			if (s.user != NULL && !operand_okname(s.user)) {
+				fprintf(stderr, "%s: invalid user name\n", s.user);
+				log_count_error();
+			} else {
+				remote_to_remote(r, &t, &s, tsbd);
+			}
 			operand_free(&s);
 			continue;
 		}
@@ -309,11 +375,11 @@ needs_scp(const struct fscp_opts *o, const char **why)
 		*why = "legacy protocol (-O)";
 		return true;
 	}
-	if (!target_remote)
+	if (!target_remote || o->throughlocal)
 		return false;
 	for (int i = 0; i < o->noperands - 1; i++) {
 		if (operand_colon(o->operands[i]) != NULL) {
-			*why = "remote-to-remote copy";
+			*why = "remote-to-remote copy with -R";
 			return true;
 		}
 	}

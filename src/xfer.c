@@ -1551,3 +1551,36 @@ out:
 	strv_free(&matches);
 	free(abs_src);
 }
+
+/* ---- planning helpers for crossload (until plan.c takes them) ----------- */
+
+char *
+xfer_path_join(const char *dir, const char *name)
+{
+	return path_join(dir, name);
+}
+
+char *
+xfer_remote_path_prepare(const char *path)
+{
+	return remote_path_prepare(path);
+}
+
+bool
+xfer_remote_is_dir(struct sftp_conn *c, const char *path)
+{
+	struct xfer tmp = { .conns = &c };
+	bool dir = remote_is_dir(&tmp, path);
+
+	free(tmp.target_cache);
+	return dir;
+}
+
+void
+xfer_remote_glob(struct sftp_conn *c, const char *pattern, struct strv *out)
+{
+	struct xfer tmp = { .conns = &c };
+
+	if (has_glob(pattern))
+		glob_walk(&tmp, *pattern == '/' ? "/" : "", pattern, out);
+}

@@ -67,4 +67,18 @@ void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64
 /* Bytes moved so far (all files), for -v summaries and the benchmark. */
 uint64_t xfer_bytes(const struct xfer *x);
 
+/* scp's planning helpers on any connection, for crossload.c (they move to
+ * plan.c with the rest of the planning):
+ *  - xfer_path_join: dir + "/" + name (no doubled '/'; "" + name = name);
+ *  - xfer_remote_path_prepare: prepare_remote_path() ("~/x" -> "x");
+ *  - xfer_remote_is_dir: stat (following links) says directory; exits 255
+ *    ("Connection closed") when the connection died;
+ *  - xfer_remote_glob: the sorted matches of a pattern with * ? [ (none
+ *    pushed when nothing matches or pattern has no glob characters). */
+struct strv;
+char *xfer_path_join(const char *dir, const char *name);
+char *xfer_remote_path_prepare(const char *path);
+bool xfer_remote_is_dir(struct sftp_conn *c, const char *path);
+void xfer_remote_glob(struct sftp_conn *c, const char *pattern, struct strv *out);
+
 #endif
