@@ -237,6 +237,10 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 
 	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
 	session_stop_pending(&r->s);
+	/* Uploads of earlier local sources go first: scp copies in order, and
+	 * a later source may land on the same name. */
+	if (xfer_run(r->x) != 0)
+		log_fatal("Connection closed");
 	session_open(&src, r->o, s->host, s->user, effective_port(r->o, s), -1, NULL);
 	session_stop_pending(&src);
 	pl = crossload_plan(src.conns[0], data_conn(&r->s), s->path, t->path, &cp);

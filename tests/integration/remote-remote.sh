@@ -24,6 +24,11 @@ setup_file_target() {
 	setup
 	fscp_put_file "$SSHD_HOME/dst/file" 1000
 }
+setup_same_name() {
+	setup
+	fscp_put_file src/x 1000
+	fscp_put_file "$SSHD_HOME/src/x" 77
+}
 setup_longer_target() {
 	setup
 	fscp_put_file "$SSHD_HOME/dst/small.txt" 300000 0600
@@ -55,6 +60,8 @@ fscp_compare --name "scp:// URIs on both sides" --setup setup --expect-rc 0 -- "
 fscp_compare --name "scp:// URIs with port, absolute path" --setup setup --expect-rc 0 -- "scp://$A:{PORT}//{HOME}/src/exec.sh" "scp://root@$B:{PORT}/dst/"
 fscp_compare --name "home (~) paths" --setup setup --expect-rc 0 -- "$A:~/src/small.txt" "$B:~/dst/"
 fscp_compare --name "a local source among remote ones" --setup setup --expect-rc 0 -- $A:src/small.txt src/exec.sh "$A:src/with space.txt" $B:dst/
+fscp_compare --name "local then remote source, same name" --setup setup_same_name --expect-rc 0 -- src/x $A:src/x $B:dst/
+fscp_compare --name "remote then local source, same name" --setup setup_same_name --expect-rc 0 -- $A:src/x src/x $B:dst/
 fscp_compare --name "shorter file over a longer one (mode kept)" --setup setup_longer_target --expect-rc 0 -- $A:src/small.txt $B:dst/
 fscp_compare --name "-l 80000 (limit)" --setup setup --expect-rc 0 -- -l 80000 $A:src/sub/deeper/b.bin $B:dst/
 fscp_compare --name "bad user name on the source" --setup setup --expect-rc 1 -- "bad'user@$A:src/small.txt" $B:dst/
