@@ -299,9 +299,15 @@ crossload_plan_free(struct crossload_plan *pl)
 
 /* ---- copying one file: do_crossload() --------------------------------- */
 
+/* Round trips per file: the two OPENs go out together, the READs of the
+ * listed size all at once, and the CLOSE of the source with the SETSTATs
+ * and CLOSE of the destination together: three round trips for a small
+ * file, where scp waits for six. */
+
 struct xl_handle {
 	uint8_t h[256];
 	uint32_t len;
+	bool open;
 };
 
 struct xl_read {
@@ -325,20 +331,26 @@ struct xl_copy {
 	bool eof;
 };
 
-/* OPEN, waiting for the handle; tag is scp's "origin" or "dest". */
-static int
-xl_open(struct sftp_conn *c, const char *path, uint32_t flags, const struct sftp_attrs *a,
-    const char *tag, struct xl_handle *h)
+static void
+xl_flush(struct sftp_conn *c)
 {
-	uint32_t id = sftp_new_id(c);
+	if (sftp_flush(c) != 0)
+		log_fatal("Connection closed");
+}
+
+/* The answer to an OPEN sent earlier; tag is scp's "origin" or "dest". */
+static int
+xl_handle_reply(struct sftp_conn *c, uint32_t id, const char *path, const char *tag,
+    struct xl_handle *h)
+{
 	struct sftp_reply r;
 
-	sftp_msg_open(&c->out, id, path, flags, a);
 	if (sftp_recv(c, &r) != 0 || r.id != id)
 		log_fatal("Connection closed");
 	if (r.type == SSH_FXP_HANDLE && r.handle_len <= sizeof(h->h)) {
 		memcpy(h->h, r.handle, r.handle_len);
 		h->len = r.handle_len;
+		h->open = true;
 		return 0;
 	}
 	if (r.type != SSH_FXP_STATUS)
@@ -347,40 +359,54 @@ xl_open(struct sftp_conn *c, const char *path, uint32_t flags, const struct sftp
 	return -1;
 }
 
-/* A request on a handle whose STATUS is waited for (nothing else in flight). */
-static int
-xl_status(struct sftp_conn *c, uint32_t id)
-{
-	struct sftp_reply r;
-
-	if (sftp_recv(c, &r) != 0 || r.id != id || r.type != SSH_FXP_STATUS)
-		log_fatal("Connection closed");
-	return (int)r.status;
-}
-
-static int
-xl_close(struct sftp_conn *c, const struct xl_handle *h)
+static uint32_t
+xl_send_open(struct sftp_conn *c, const char *path, uint32_t flags, const struct sftp_attrs *a)
 {
 	uint32_t id = sftp_new_id(c);
-	int st;
+
+	sftp_msg_open(&c->out, id, path, flags, a);
+	xl_flush(c);
+	return id;
+}
+
+static uint32_t
+xl_send_close(struct sftp_conn *c, const struct xl_handle *h)
+{
+	uint32_t id = sftp_new_id(c);
 
 	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, h->h, h->len);
-	if ((st = xl_status(c, id)) != SSH_FX_OK) {
-		log_error("close remote: %s", sftp_status_text((uint32_t)st));
-		return -1;
-	}
-	return 0;
+	return id;
+}
+
+static uint32_t
+xl_send_fsetstat(struct sftp_conn *c, const struct xl_handle *h, const struct sftp_attrs *a)
+{
+	uint32_t id = sftp_new_id(c);
+
+	sftp_msg_fsetstat(&c->out, id, h->h, h->len, a);
+	return id;
+}
+
+/* A STATUS answer; -1 on anything else. */
+static int
+xl_status_reply(struct sftp_conn *c, struct sftp_reply *r)
+{
+	if (sftp_recv(c, r) != 0 || r->type != SSH_FXP_STATUS)
+		log_fatal("Connection closed");
+	return (int)r->status;
 }
 
 static int
-xl_fsetstat(struct sftp_conn *c, const struct xl_handle *h, const struct sftp_attrs *a)
+xl_close_now(struct sftp_conn *c, const struct xl_handle *h)
 {
-	uint32_t id = sftp_new_id(c);
-	int st;
+	uint32_t id = xl_send_close(c, h);
+	struct sftp_reply r;
+	int st = xl_status_reply(c, &r);
 
-	sftp_msg_fsetstat(&c->out, id, h->h, h->len, a);
-	if ((st = xl_status(c, id)) != SSH_FX_OK) {
-		log_error("remote fsetstat: %s", sftp_status_text((uint32_t)st));
+	if (r.id != id)
+		log_fatal("Connection closed");
+	if (st != SSH_FX_OK) {
+		log_error("close remote: %s", sftp_status_text((uint32_t)st));
 		return -1;
 	}
 	return 0;
@@ -399,14 +425,10 @@ xl_send_read(struct xl_copy *k, uint64_t off, uint32_t len)
 
 /* One answer from the destination to a WRITE. */
 static void
-xl_dest_reply(struct xl_copy *k)
+xl_write_acked(struct xl_copy *k, uint32_t status)
 {
-	struct sftp_reply r;
-
-	if (sftp_recv(k->to, &r) != 0 || r.type != SSH_FXP_STATUS)
-		log_fatal("Connection closed");
-	if (r.status != SSH_FX_OK && k->write_err == 0)
-		k->write_err = r.status;
+	if (status != SSH_FX_OK && k->write_err == 0)
+		k->write_err = status;
 	k->nwrites--;
 }
 
@@ -415,11 +437,11 @@ xl_forward(struct xl_copy *k, uint64_t off, const uint8_t *data, uint32_t len)
 {
 	uint32_t id = sftp_new_id(k->to);
 	size_t start = sftp_msg_write_begin(&k->to->out, id, k->th.h, k->th.len, off, len);
+	struct sftp_reply r;
 
 	memcpy(sftp_buf_reserve(&k->to->out, len), data, len);
 	sftp_msg_end(&k->to->out, start);
-	if (sftp_flush(k->to) != 0)
-		log_fatal("Connection closed");
+	xl_flush(k->to);
 	k->nwrites++;
 	if (off + len > k->end)
 		k->end = off + len;
@@ -427,7 +449,7 @@ xl_forward(struct xl_copy *k, uint64_t off, const uint8_t *data, uint32_t len)
 	bwlimit_account(k->p->bw, len);
 	progress_update(k->p->progress, (off_t)k->done);
 	while (k->nwrites >= k->max_writes)
-		xl_dest_reply(k);
+		xl_write_acked(k, (uint32_t)xl_status_reply(k->to, &r));
 }
 
 /* One answer from the source: forward its data, ask again for what a
@@ -458,29 +480,30 @@ xl_source_reply(struct xl_copy *k)
 	if (r.data_len > rd.len)
 		log_fatal("Received more data than asked for %u > %u", r.data_len, rd.len);
 	xl_forward(k, rd.off, r.data, r.data_len);
-	if (r.data_len < rd.len && r.data_len > 0)
-		xl_send_read(k, rd.off + r.data_len, rd.len - r.data_len);
-	else if (r.data_len == 0)
+	if (r.data_len == 0)
 		k->eof = true;
+	else if (r.data_len < rd.len)
+		xl_send_read(k, rd.off + r.data_len, rd.len - r.data_len);
 }
 
-/* Keep READs in flight until EOF; up to the listed size many at once,
- * beyond it one at a time (the file may have grown, as scp allows). */
+/* The listed size, many READs at once (a file that shrank ends early, as
+ * in scp; what is appended meanwhile is not copied, as in fscp's
+ * downloads). */
 static void
 xl_pump(struct xl_copy *k)
 {
 	for (;;) {
-		while (!k->eof && k->nreads < k->max_reads &&
-		    (k->next_off < k->size || k->nreads == 0)) {
-			xl_send_read(k, k->next_off, k->buflen);
-			k->next_off += k->buflen;
+		while (!k->eof && k->nreads < k->max_reads && k->next_off < k->size) {
+			uint64_t left = k->size - k->next_off;
+			uint32_t len = left < k->buflen ? (uint32_t)left : k->buflen;
+
+			xl_send_read(k, k->next_off, len);
+			k->next_off += len;
 		}
 		if (k->nreads == 0)
 			break;
 		xl_source_reply(k);
 	}
-	while (k->nwrites > 0)
-		xl_dest_reply(k);
 }
 
 static void
@@ -496,23 +519,103 @@ xl_limits(struct xl_copy *k)
 		n = XL_MAX_INFLIGHT / k->buflen;
 	k->max_reads = n > 0 ? n : 1;
 	k->max_writes = k->max_reads;
-	/* Room for the re-asks of short reads. */
-	k->reads = xcalloc((size_t)k->max_reads + 1, sizeof(*k->reads));
+	k->reads = xcalloc(k->max_reads, sizeof(*k->reads));
 }
 
-/* Finish the destination: the size it should have (it was opened without
- * TRUNC, as scp writes in place), then -p's mode and times. */
-static int
-xl_finish_dest(struct xl_copy *k, const struct sftp_attrs *a, bool ok)
+/* Finish both ends at once: CLOSE the source; cut the destination to the
+ * bytes written (it was opened without TRUNC, as scp writes in place),
+ * then -p's mode and times (only after a clean copy), then CLOSE it.
+ * The status of each step lands in e. */
+struct xl_end {
+	int from_close, size, preserve, to_close;
+};
+
+static void
+xl_finish(struct xl_copy *k, const struct sftp_attrs *a, struct xl_end *e)
 {
 	struct sftp_attrs sz = { .flags = SSH_FILEXFER_ATTR_SIZE, .size = k->end };
-	int ret = xl_fsetstat(k->to, &k->th, &sz);
+	uint32_t id_fc, id_sz, id_p = 0, id_tc;
+	struct sftp_reply r;
+	int st;
 
-	if (ok && k->p->preserve && xl_fsetstat(k->to, &k->th, a) != 0)
+	e->size = e->preserve = e->to_close = SSH_FX_OK;
+	id_fc = xl_send_close(k->from, &k->fh);
+	xl_flush(k->from);
+	/* -p waits for the WRITEs: times go only on a complete copy. */
+	if (k->p->preserve)
+		while (k->nwrites > 0)
+			xl_write_acked(k, (uint32_t)xl_status_reply(k->to, &r));
+	id_sz = xl_send_fsetstat(k->to, &k->th, &sz);
+	if (k->p->preserve && k->read_err == 0 && k->write_err == 0)
+		id_p = xl_send_fsetstat(k->to, &k->th, a);
+	id_tc = xl_send_close(k->to, &k->th);
+	xl_flush(k->to);
+	st = xl_status_reply(k->from, &r);
+	if (r.id != id_fc)
+		log_fatal("Connection closed");
+	e->from_close = st;
+	/* Every answer still due: WRITEs, the SETSTATs and the CLOSE. */
+	for (int left = id_p != 0 ? 3 : 2; left > 0;) {
+		st = xl_status_reply(k->to, &r);
+		if (r.id == id_sz)
+			e->size = st;
+		else if (id_p != 0 && r.id == id_p)
+			e->preserve = st;
+		else if (r.id == id_tc)
+			e->to_close = st;
+		else {
+			xl_write_acked(k, (uint32_t)st);
+			continue;
+		}
+		left--;
+	}
+}
+
+/* scp's messages after the data, in its order. */
+static int
+xl_report(const struct xl_copy *k, const struct xl_item *it, const struct xl_end *e)
+{
+	int ret = 0;
+
+	if (k->read_err != 0) {
+		log_error("read origin \"%s\": %s", it->src, sftp_status_text(k->read_err));
 		ret = -1;
-	if (xl_close(k->to, &k->th) != 0)
+	} else if (k->write_err != 0) {
+		log_error("write dest \"%s\": %s", it->dst, sftp_status_text(k->write_err));
 		ret = -1;
+	}
+	if (e->from_close != SSH_FX_OK) {
+		log_error("close remote: %s", sftp_status_text((uint32_t)e->from_close));
+		ret = -1;
+	}
+	if (e->size != SSH_FX_OK || e->preserve != SSH_FX_OK) {
+		log_error("remote fsetstat: %s", sftp_status_text((uint32_t)(e->size != SSH_FX_OK ?
+		    e->size : e->preserve)));
+		ret = -1;
+	}
+	if (e->to_close != SSH_FX_OK) {
+		log_error("close remote: %s", sftp_status_text((uint32_t)e->to_close));
+		ret = -1;
+	}
 	return ret;
+}
+
+/* Both OPENs in flight at once; -1 (said) when either fails. */
+static int
+xl_open_both(struct xl_copy *k, const struct xl_item *it, const struct sftp_attrs *a)
+{
+	uint32_t id_f = xl_send_open(k->from, it->src, SSH_FXF_READ, NULL);
+	uint32_t id_t = xl_send_open(k->to, it->dst, SSH_FXF_WRITE | SSH_FXF_CREAT, a);
+	int rf = xl_handle_reply(k->from, id_f, it->src, "origin", &k->fh);
+	int rt = xl_handle_reply(k->to, id_t, it->dst, "dest", &k->th);
+
+	if (rf == 0 && rt == 0)
+		return 0;
+	if (k->fh.open)
+		(void)xl_close_now(k->from, &k->fh);
+	if (k->th.open)
+		(void)xl_close_now(k->to, &k->th);
+	return -1;
 }
 
 static int
@@ -521,20 +624,16 @@ xl_copy_file(struct sftp_conn *from, struct sftp_conn *to, const struct xl_item 
 {
 	struct xl_copy k = { .from = from, .to = to, .p = p };
 	struct sftp_attrs a = it->a;
+	struct xl_end e;
 	char *name;
-	int ret = 0;
 
 	k.size = (a.flags & SSH_FILEXFER_ATTR_SIZE) ? a.size : 0;
-	if (xl_open(from, it->src, SSH_FXF_READ, NULL, "origin", &k.fh) != 0)
-		return -1;
 	a.flags &= ~(uint32_t)(SSH_FILEXFER_ATTR_SIZE | SSH_FILEXFER_ATTR_UIDGID);
 	a.perm &= 0777;
 	if (!p->preserve)
 		a.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
-	if (xl_open(to, it->dst, SSH_FXF_WRITE | SSH_FXF_CREAT, &a, "dest", &k.th) != 0) {
-		(void)xl_close(from, &k.fh);
+	if (xl_open_both(&k, it, &a) != 0)
 		return -1;
-	}
 	xl_limits(&k);
 	name = operand_basename(it->src);
 	if (k.size != 0)
@@ -544,18 +643,8 @@ xl_copy_file(struct sftp_conn *from, struct sftp_conn *to, const struct xl_item 
 		progress_finish(p->progress);
 	free(name);
 	free(k.reads);
-	if (k.read_err != 0) {
-		log_error("read origin \"%s\": %s", it->src, sftp_status_text(k.read_err));
-		ret = -1;
-	} else if (k.write_err != 0) {
-		log_error("write dest \"%s\": %s", it->dst, sftp_status_text(k.write_err));
-		ret = -1;
-	}
-	if (xl_close(from, &k.fh) != 0)
-		ret = -1;
-	if (xl_finish_dest(&k, &a, ret == 0) != 0)
-		ret = -1;
-	return ret;
+	xl_finish(&k, &a, &e);
+	return xl_report(&k, it, &e);
 }
 
 void
