@@ -29,6 +29,8 @@ struct run {
 	struct progress *pm;
 	struct session s;	/* the open one, if x != NULL */
 	struct xfer *x;
+	struct session from;	/* remote to remote: the open source, if from_open */
+	bool from_open;
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -218,10 +220,39 @@ grow_target(struct run *r, long long bytes)
 	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
 }
 
+static void
+source_close(struct run *r)
+{
+	if (!r->from_open)
+		return;
+	r->from_open = false;
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&r->from) != 0)
+		log_count_error();
+}
+
+/* The source's session; consecutive operands on one host share it (scp
+ * connects again for each). */
+static struct session *
+source_for(struct run *r, const struct fscp_operand *s)
+{
+	int port = effective_port(r->o, s);
+
+	if (r->from_open && strcmp(r->from.host, s->host) == 0 &&
+	    same_str(r->from.user, s->user) && r->from.port == port)
+		return &r->from;
+	source_close(r);
+	session_open(&r->from, r->o, s->host, s->user, port, -1, NULL);
+	/* crossload uses one connection per side: no more are waited for. */
+	session_stop_pending(&r->from);
+	r->from_open = true;
+	return &r->from;
+}
+
 /* scp's remote to remote through this host (the default and -3): the
- * destination once, then a session of its own for each source operand,
- * each side on the route it would get alone.  crossload uses one
- * connection per side: connections still coming up are not waited for. */
+ * destination once, then the source operands' hosts, each side on the
+ * route it would take alone: the source is listed first, then both
+ * sessions may grow into their bypass for the size found. */
 static void
 remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_operand *s,
     bool tsbd)
@@ -231,7 +262,7 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 		.target_should_be_dir = tsbd, .nrequests = r->o->sftp_nrequests,
 		.bw = r->bw, .progress = r->pm,
 	};
-	struct session src;
+	struct session *src;
 	struct crossload_plan *pl;
 	long long bytes;
 
@@ -241,18 +272,14 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	 * a later source may land on the same name. */
 	if (xfer_run(r->x) != 0)
 		log_fatal("Connection closed");
-	session_open(&src, r->o, s->host, s->user, effective_port(r->o, s), -1, NULL);
-	session_stop_pending(&src);
-	pl = crossload_plan(src.conns[0], data_conn(&r->s), s->path, t->path, &cp);
+	src = source_for(r, s);
+	pl = crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp);
 	bytes = crossload_plan_bytes(pl);
-	if (session_grow(&src, r->o, bytes))
-		session_stop_pending(&src);
+	if (session_grow(src, r->o, bytes))
+		session_stop_pending(src);
 	grow_target(r, bytes);
-	crossload_run(pl, data_conn(&src), data_conn(&r->s));
+	crossload_run(pl, data_conn(src), data_conn(&r->s));
 	crossload_plan_free(pl);
-	/* scp counts a failing ssh as an error. */
-	if (session_close(&src) != 0)
-		log_count_error();
 }
 
 static void
@@ -293,6 +320,7 @@ toremote(struct run *r)
 		xfer_upload(x, s.path, t.path, tsbd);
 		operand_free(&s);
 	}
+	source_close(r);
 	run_close(r);
 	operand_free(&t);
 }
