@@ -31,6 +31,7 @@ struct run {
 	struct xfer *x;
 	struct session from;	/* remote to remote: the open source, if from_open */
 	bool from_open;
+	bool single;		/* only remote sources: the target needs one connection */
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -57,7 +58,10 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 {
 	struct xfer_params xp = { 0 };
 
-	session_open(&r->s, r->o, host, user, port, bytes, sample);
+	if (r->single)
+		session_open_one(&r->s, r->o, host, user, port);
+	else
+		session_open(&r->s, r->o, host, user, port, bytes, sample);
 	xp.preserve = r->o->preserve;
 	xp.recursive = r->o->recursive;
 	xp.nrequests = r->o->sftp_nrequests;
@@ -194,30 +198,35 @@ effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 	return op->port != -1 ? op->port : o->port;
 }
 
-/* The connection a session's data goes over (the ones before data_from
- * only listed); one that is still coming up when the listing one rests. */
+/* The one connection crossload moves a side's data over: the newest
+ * libssh one (a bypass, or what a listing route grew into), waiting for
+ * the first that is still coming up; else the ssh one. */
 static struct sftp_conn *
 data_conn(struct session *s)
 {
 	struct sftp_conn *c;
 
-	if (s->data_from < s->nconns)
-		return s->conns[s->data_from];
-	c = session_next_conn(s);
-	return c != NULL ? c : s->conns[0];
+	for (int i = s->nconns - 1; i >= 0; i--)
+		if (s->ssh != NULL && s->ssh[i] != NULL)
+			return s->conns[i];
+	if ((c = session_next_conn(s)) != NULL)
+		return c;
+	return s->conns[0];
 }
 
-/* After the first source is listed, the destination may grow into its
- * bypass as an upload of that size would; the engine then needs the new
- * connection array for the uploads still to come. */
-static void
-grow_target(struct run *r, long long bytes)
+/* Grow s into its bypass as a copy of bytes would; the connection to use,
+ * and no more are waited for.  *grew (if given) says whether it grew. */
+static struct sftp_conn *
+grow_for(struct session *s, const struct fscp_opts *o, long long bytes, bool *grew)
 {
-	if (!session_grow(&r->s, r->o, bytes))
-		return;
-	session_stop_pending(&r->s);
-	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
-	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	struct sftp_conn *c;
+	bool g = session_grow(s, o, bytes);
+
+	if (grew != NULL)
+		*grew = g;
+	c = data_conn(s);
+	session_stop_pending(s);
+	return c;
 }
 
 static void
@@ -242,9 +251,7 @@ source_for(struct run *r, const struct fscp_operand *s)
 	    same_str(r->from.user, s->user) && r->from.port == port)
 		return &r->from;
 	source_close(r);
-	session_open(&r->from, r->o, s->host, s->user, port, -1, NULL);
-	/* crossload uses one connection per side: no more are waited for. */
-	session_stop_pending(&r->from);
+	session_open_one(&r->from, r->o, s->host, s->user, port);
 	r->from_open = true;
 	return &r->from;
 }
@@ -263,8 +270,10 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 		.bw = r->bw, .progress = r->pm,
 	};
 	struct session *src;
+	struct sftp_conn *from, *to;
 	struct crossload_plan *pl;
 	long long bytes;
+	bool grew;
 
 	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
 	session_stop_pending(&r->s);
@@ -275,11 +284,23 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	src = source_for(r, s);
 	pl = crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp);
 	bytes = crossload_plan_bytes(pl);
-	if (session_grow(src, r->o, bytes))
-		session_stop_pending(src);
-	grow_target(r, bytes);
-	crossload_run(pl, data_conn(src), data_conn(&r->s));
+	from = grow_for(src, r->o, bytes, NULL);
+	to = grow_for(&r->s, r->o, bytes, &grew);
+	/* Uploads still to come need the target's new connection array. */
+	if (grew)
+		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	crossload_run(pl, from, to);
 	crossload_plan_free(pl);
+}
+
+static bool
+all_sources_remote(const struct fscp_opts *o)
+{
+	for (int i = 0; i < o->noperands - 1; i++)
+		if (operand_colon(o->operands[i]) == NULL)
+			return false;
+	return true;
 }
 
 static void
@@ -292,6 +313,7 @@ toremote(struct run *r)
 	const char *sample;
 	long long bytes = upload_bytes(o, &sample);
 
+	r->single = all_sources_remote(o);
 	if (!parse_operand(targ_arg, &t))
 		return;
 	if (!t.remote) {

@@ -804,9 +804,10 @@ session_env_int(const char *name)
 	return (int)n;
 }
 
-void
-session_open(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, const char *sample)
+/* want > 0: that many connections at most, whatever FSCP_CONNECTIONS says. */
+static void
+session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample, int want)
 {
 	struct route_input in = { .bytes = bytes };
 	struct route_decision d;
@@ -826,7 +827,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		log_verbose("FSCP_ROUTE=%s not understood; using auto", force);
 		in.force = ROUTE_FORCE_AUTO;
 	}
-	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	in.connections_wanted = want > 0 ? want : session_env_int("FSCP_CONNECTIONS");
 	const char *prog = strrchr(o->ssh_program, '/');
 
 	prog = prog ? prog + 1 : o->ssh_program;
@@ -948,6 +949,20 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	free(direct);
 	if (in.ssm)
 		proxycmd_ssm_free(&ssm);
+}
+
+void
+session_open(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample)
+{
+	session_open_n(s, o, host, user, port, bytes, sample, 0);
+}
+
+void
+session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port)
+{
+	session_open_n(s, o, host, user, port, -1, NULL, 1);
 }
 
 bool

@@ -4,7 +4,8 @@
 # and the SSM simulator; describe-instances gives the test sshd's address,
 # which presents the instance's key).  fscp -v must report a route per side
 # (fresh for the master's host once the source is listed, ssm-direct for the
-# instance), and the trees must equal scp's, both ways.
+# instance), and the trees must equal scp's, both ways; an SSM host without
+# a direct address costs one SSM session, as with scp.
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -12,9 +13,12 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 fscp_test_init
 
 route_ssm_init
-I_DIR=i-0123456789abcdef1
-echo "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" >"$FSCP_FAKE_AWS_INSTANCES"
-echo "[$I_DIR]:$SSHD_PORT $(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")" >"$FSCP_WORK/ssm_known_hosts"
+I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
+I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
+printf '%s\n' "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" "$I_PAR 127.0.0.1 $SSHD_PORT - -" \
+	>"$FSCP_FAKE_AWS_INSTANCES"
+KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
+printf '%s\n' "[$I_DIR]:$SSHD_PORT $KEY" "[$I_PAR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
 route_cm_host cm-test
 
 MASTER_PID=
@@ -53,5 +57,14 @@ name="SSM host to ControlMaster host"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v "$I_DIR:src/big.bin" cm-test:dst/copy.bin
 routes_are "$name" "route fresh: ControlMaster socket .* is live.*\\(after listing\\)" \
 	"route ssm-direct: .*direct address presents the instance's host key"
+
+# Without a direct address the data crosses one SSM session per side, as
+# scp's does: fscp starts no more sessions than it uses.
+name="SSM host without a direct route to a plain host"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v "$I_PAR:src/big.bin" fscp-test:dst/
+routes_are "$name" "route standard: no ControlMaster or SSM proxy; size unknown until listed" \
+	"route standard: AWS SSM ProxyCommand; .*fits one SSM session"
+route_check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
+	test "$ROUTE_SSM_scp" -eq 1 -a "$ROUTE_SSM_fscp" -eq 1
 
 fscp_test_done
