@@ -5,8 +5,9 @@
 # One file, several files into a directory, -r (also onto a new name and
 # with symlinks), -p, a glob, a missing source, a target that is not a
 # directory with several sources, scp:// URIs on both sides, a local source
-# among remote ones, -l, a shorter file over a longer one, hosts that are
-# down; and (fscp alone) a file copied onto itself keeps its content.
+# among remote ones, -l, the progress meter and -q on a tty, a shorter file
+# over a longer one, hosts that are down; and (fscp alone) a file copied
+# onto itself keeps its content.
 # Exit 0 pass, 1 fail, 99 cannot run.
 . "$(dirname "$0")/../lib/compare.sh"
 fscp_test_init
@@ -64,6 +65,8 @@ fscp_compare --name "local then remote source, same name" --setup setup_same_nam
 fscp_compare --name "remote then local source, same name" --setup setup_same_name --expect-rc 0 -- $A:src/x src/x $B:dst/
 fscp_compare --name "shorter file over a longer one (mode kept)" --setup setup_longer_target --expect-rc 0 -- $A:src/small.txt $B:dst/
 fscp_compare --name "-l 80000 (limit)" --setup setup --expect-rc 0 -- -l 80000 $A:src/sub/deeper/b.bin $B:dst/
+fscp_compare --tty --name "progress meter on a tty" --setup setup --expect-rc 0 -- $A:src/small.txt $A:src/empty "$A:src/odd mode" $B:dst/
+fscp_compare --tty --name "-q on a tty: no output" --setup setup --expect-rc 0 -- -q -r $A:src $B:dst/
 fscp_compare --name "bad user name on the source" --setup setup --expect-rc 1 -- "bad'user@$A:src/small.txt" $B:dst/
 fscp_compare --name "source host down" --setup setup --expect-rc 255 -- dead:src/small.txt $B:dst/
 fscp_compare --name "target host down" --setup setup --expect-rc 255 -- $A:src/small.txt dead:dst/
