@@ -36,7 +36,7 @@ proc_child_fd(int want, int target)
 	return dup2(want, target) < 0 ? -1 : 0;
 }
 
-static void __attribute__((noreturn))
+static void FSCP_NORETURN
 proc_child(const struct proc_spec *s)
 {
 	int fds[3] = { s->in, s->out, s->err };
