@@ -17,8 +17,8 @@
 
 /* sftp-client.c's MAX_DIR_DEPTH. */
 #define XL_MAX_DEPTH 64
-/* READs in flight per file unless -X nrequests= says otherwise, and the
- * most payload they may ask for at once. */
+/* Requests in flight per file unless -X nrequests= says otherwise, and
+ * the most payload they may carry at once unless the sessions say. */
 #define XL_DEFAULT_REQUESTS 64
 #define XL_MAX_INFLIGHT (8u << 20)
 
@@ -33,6 +33,7 @@ struct xl_item {
 
 struct crossload_plan {
 	struct crossload_params p;
+	uint64_t read_inflight, write_inflight;	/* of this run; 0 = default */
 	struct xl_item *items;
 	size_t n, cap;
 	long long bytes;
@@ -506,8 +507,19 @@ xl_pump(struct xl_copy *k)
 	}
 }
 
+/* Requests of buflen that fit in bytes (at least one), at most n. */
+static unsigned
+xl_fit(unsigned n, uint64_t bytes, uint32_t buflen)
+{
+	uint64_t fit = (bytes ? bytes : XL_MAX_INFLIGHT) / buflen;
+
+	if (fit < 1)
+		fit = 1;
+	return fit < n ? (unsigned)fit : n;
+}
+
 static void
-xl_limits(struct xl_copy *k)
+xl_limits(struct xl_copy *k, uint64_t read_inflight, uint64_t write_inflight)
 {
 	unsigned n = k->p->nrequests ? k->p->nrequests : XL_DEFAULT_REQUESTS;
 
@@ -515,10 +527,8 @@ xl_limits(struct xl_copy *k)
 	    k->to->max_write;
 	if (k->buflen == 0)
 		k->buflen = 32768;
-	if ((uint64_t)n * k->buflen > XL_MAX_INFLIGHT)
-		n = XL_MAX_INFLIGHT / k->buflen;
-	k->max_reads = n > 0 ? n : 1;
-	k->max_writes = k->max_reads;
+	k->max_reads = xl_fit(n, read_inflight, k->buflen);
+	k->max_writes = xl_fit(n, write_inflight, k->buflen);
 	k->reads = xcalloc(k->max_reads, sizeof(*k->reads));
 }
 
@@ -619,9 +629,10 @@ xl_open_both(struct xl_copy *k, const struct xl_item *it, const struct sftp_attr
 }
 
 static int
-xl_copy_file(struct sftp_conn *from, struct sftp_conn *to, const struct xl_item *it,
-    const struct crossload_params *p)
+xl_copy_file(const struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
+    const struct xl_item *it)
 {
+	const struct crossload_params *p = &pl->p;
 	struct xl_copy k = { .from = from, .to = to, .p = p };
 	struct sftp_attrs a = it->a;
 	struct xl_end e;
@@ -634,7 +645,7 @@ xl_copy_file(struct sftp_conn *from, struct sftp_conn *to, const struct xl_item 
 		a.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
 	if (xl_open_both(&k, it, &a) != 0)
 		return -1;
-	xl_limits(&k);
+	xl_limits(&k, pl->read_inflight, pl->write_inflight);
 	name = operand_basename(it->src);
 	if (k.size != 0)
 		progress_start(p->progress, name, (off_t)k.size);
@@ -648,8 +659,11 @@ xl_copy_file(struct sftp_conn *from, struct sftp_conn *to, const struct xl_item 
 }
 
 void
-crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to)
+crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
+    uint64_t read_inflight, uint64_t write_inflight)
 {
+	pl->read_inflight = read_inflight;
+	pl->write_inflight = write_inflight;
 	for (size_t i = 0; i < pl->n; i++) {
 		const struct xl_item *it = &pl->items[i];
 		int st;
@@ -661,7 +675,7 @@ crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_con
 				    sftp_status_text((uint32_t)st));
 			continue;
 		}
-		if (xl_copy_file(from, to, it, &pl->p) != 0 && it->in_tree)
+		if (xl_copy_file(pl, from, to, it) != 0 && it->in_tree)
 			log_error("crossload \"%s\" to \"%s\" failed", it->src, it->dst);
 	}
 }
