@@ -507,28 +507,36 @@ xl_pump(struct xl_copy *k)
 	}
 }
 
-/* Requests of buflen that fit in bytes (at least one), at most n. */
+/* Requests of buflen that fit in bytes (0: the default), at most n, and
+ * at least two, so one is answered while the next travels. */
 static unsigned
 xl_fit(unsigned n, uint64_t bytes, uint32_t buflen)
 {
 	uint64_t fit = (bytes ? bytes : XL_MAX_INFLIGHT) / buflen;
 
-	if (fit < 1)
-		fit = 1;
+	if (fit < 2)
+		fit = 2;
 	return fit < n ? (unsigned)fit : n;
 }
 
+/* Each side gets what its own round trip needs (the caller passes the
+ * sessions' budgets; for the target its READ-sized one, as this is its only
+ * connection: the engine's smaller upload budget is per connection of
+ * several, and would make a far target the bottleneck); the WRITEs never
+ * fewer than the READs whose data they carry on. */
 static void
 xl_limits(struct xl_copy *k, uint64_t read_inflight, uint64_t write_inflight)
 {
 	unsigned n = k->p->nrequests ? k->p->nrequests : XL_DEFAULT_REQUESTS;
+	unsigned w;
 
 	k->buflen = k->from->max_read < k->to->max_write ? k->from->max_read :
 	    k->to->max_write;
 	if (k->buflen == 0)
 		k->buflen = 32768;
 	k->max_reads = xl_fit(n, read_inflight, k->buflen);
-	k->max_writes = xl_fit(n, write_inflight, k->buflen);
+	w = xl_fit(n, write_inflight, k->buflen);
+	k->max_writes = w > k->max_reads ? w : k->max_reads;
 	k->reads = xcalloc(k->max_reads, sizeof(*k->reads));
 }
 

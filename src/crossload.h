@@ -41,7 +41,7 @@ long long crossload_plan_bytes(const struct crossload_plan *pl);
 /* Copy what was planned, over these connections (the same hosts as the
  * plan's; possibly other connections to them), with at most read_inflight
  * bytes of READs and write_inflight bytes of WRITEs outstanding (0: 8 MiB;
- * the sessions know what their round trip needs).  Failures are counted. */
+ * the sessions know what their round trips need).  Failures are counted. */
 void crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
     uint64_t read_inflight, uint64_t write_inflight);
 void crossload_plan_free(struct crossload_plan *pl);

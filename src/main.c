@@ -290,7 +290,7 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	if (grew)
 		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
 		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
-	crossload_run(pl, from, to, src->inflight_bytes, r->s.upload_inflight_bytes);
+	crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes);
 	crossload_plan_free(pl);
 }
 
