@@ -33,7 +33,6 @@ struct xl_item {
 
 struct crossload_plan {
 	struct crossload_params p;
-	uint64_t read_inflight, write_inflight;	/* of this run; 0 = default */
 	struct xl_item *items;
 	size_t n, cap;
 	long long bytes;
@@ -298,12 +297,18 @@ crossload_plan_free(struct crossload_plan *pl)
 	free(pl);
 }
 
-/* ---- copying one file: do_crossload() --------------------------------- */
+/* ---- copying: do_crossload(), several files at once ------------------- */
 
-/* Round trips per file: the two OPENs go out together, the READs of the
- * listed size all at once, and the CLOSE of the source with the SETSTATs
- * and CLOSE of the destination together: three round trips for a small
- * file, where scp waits for six. */
+/* Up to XL_WINDOW files are in flight at once (one with the progress
+ * meter, which shows one file after the other), each opened on the source,
+ * then on the target, read in pieces whose data goes on as WRITEs as it
+ * arrives, then closed on both sides: a small file costs about three round
+ * trips, overlapped with its neighbours', where scp waits for six in turn.
+ * The READs and WRITEs of all files share one budget per side. */
+#define XL_WINDOW 16
+
+enum xl_state { XS_FREE, XS_OPENING, XS_DATA, XS_CLOSING };
+enum xl_op { XO_OPEN, XO_READ, XO_WRITE, XO_CLOSE, XO_SIZE, XO_PRESERVE };
 
 struct xl_handle {
 	uint8_t h[256];
@@ -311,199 +316,333 @@ struct xl_handle {
 	bool open;
 };
 
-struct xl_read {
+struct xl_file {
+	const struct xl_item *it;
+	enum xl_state state;
+	struct sftp_attrs a;		/* the target's OPEN and -p attrs */
+	struct xl_handle fh, th;
+	bool failed;			/* said why already; scp's follow-up line due */
+	uint64_t size, next_off;
+	uint64_t end;			/* highest byte written + 1 */
+	uint64_t done;			/* bytes moved, for the meter */
+	unsigned nreads, nwrites;	/* outstanding */
+	unsigned closes_due;		/* answers due while closing */
+	uint32_t read_err, write_err;	/* first failure status, 0 if none */
+	int from_close, size_st, preserve_st, to_close;
+	bool eof;
+};
+
+struct xl_req {
 	uint32_t id;
+	struct xl_file *f;
+	enum xl_op op;
 	uint64_t off;
 	uint32_t len;
 };
 
-struct xl_copy {
-	struct sftp_conn *from, *to;
+/* The requests outstanding on one connection. */
+struct xl_side {
+	struct sftp_conn *c;
+	struct xl_req *reqs;
+	unsigned n, cap;
+	unsigned *ctl;		/* counts the ones that are not WRITEs, if set */
+};
+
+struct xl_run {
 	const struct crossload_params *p;
-	struct xl_handle fh, th;
-	struct xl_read *reads;
-	unsigned nreads, max_reads;
-	unsigned nwrites, max_writes;	/* WRITEs not yet answered */
+	struct xl_side from, to;
 	uint32_t buflen;
-	uint64_t size, next_off;
-	uint64_t end;			/* highest byte written + 1 */
-	uint64_t done;			/* bytes moved, for the meter */
-	uint32_t read_err, write_err;	/* first failure status, 0 if none */
-	bool eof;
+	unsigned max_reads, max_writes;
+	unsigned reads, writes;		/* outstanding, all files */
+	unsigned to_ctl;		/* outstanding on the target, not WRITEs */
+	struct xl_file files[XL_WINDOW];
+	unsigned window, nactive;
 };
 
 static void
-xl_flush(struct sftp_conn *c)
+xl_track(struct xl_side *s, uint32_t id, struct xl_file *f, enum xl_op op, uint64_t off,
+    uint32_t len)
 {
-	if (sftp_flush(c) != 0)
-		log_fatal("Connection closed");
-}
-
-/* The answer to an OPEN sent earlier; tag is scp's "origin" or "dest". */
-static int
-xl_handle_reply(struct sftp_conn *c, uint32_t id, const char *path, const char *tag,
-    struct xl_handle *h)
-{
-	struct sftp_reply r;
-
-	if (sftp_recv(c, &r) != 0 || r.id != id)
-		log_fatal("Connection closed");
-	if (r.type == SSH_FXP_HANDLE && r.handle_len <= sizeof(h->h)) {
-		memcpy(h->h, r.handle, r.handle_len);
-		h->len = r.handle_len;
-		h->open = true;
-		return 0;
+	if (s->ctl != NULL && op != XO_WRITE)
+		(*s->ctl)++;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->reqs = xrealloc(s->reqs, s->cap * sizeof(*s->reqs));
 	}
-	if (r.type != SSH_FXP_STATUS)
-		log_fatal("Connection closed");
-	log_error("%s open \"%s\": %s", tag, path, sftp_status_text(r.status));
-	return -1;
+	s->reqs[s->n++] = (struct xl_req){ .id = id, .f = f, .op = op, .off = off, .len = len };
 }
 
-static uint32_t
-xl_send_open(struct sftp_conn *c, const char *path, uint32_t flags, const struct sftp_attrs *a)
+/* The request a reply answers, taken off the list. */
+static struct xl_req
+xl_untrack(struct xl_side *s, uint32_t id)
 {
-	uint32_t id = sftp_new_id(c);
-
-	sftp_msg_open(&c->out, id, path, flags, a);
-	xl_flush(c);
-	return id;
-}
-
-static uint32_t
-xl_send_close(struct sftp_conn *c, const struct xl_handle *h)
-{
-	uint32_t id = sftp_new_id(c);
-
-	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, h->h, h->len);
-	return id;
-}
-
-static uint32_t
-xl_send_fsetstat(struct sftp_conn *c, const struct xl_handle *h, const struct sftp_attrs *a)
-{
-	uint32_t id = sftp_new_id(c);
-
-	sftp_msg_fsetstat(&c->out, id, h->h, h->len, a);
-	return id;
-}
-
-/* A STATUS answer; -1 on anything else. */
-static int
-xl_status_reply(struct sftp_conn *c, struct sftp_reply *r)
-{
-	if (sftp_recv(c, r) != 0 || r->type != SSH_FXP_STATUS)
-		log_fatal("Connection closed");
-	return (int)r->status;
-}
-
-static int
-xl_close_now(struct sftp_conn *c, const struct xl_handle *h)
-{
-	uint32_t id = xl_send_close(c, h);
-	struct sftp_reply r;
-	int st = xl_status_reply(c, &r);
-
-	if (r.id != id)
-		log_fatal("Connection closed");
-	if (st != SSH_FX_OK) {
-		log_error("close remote: %s", sftp_status_text((uint32_t)st));
-		return -1;
-	}
-	return 0;
-}
-
-static void
-xl_send_read(struct xl_copy *k, uint64_t off, uint32_t len)
-{
-	struct xl_read *rd = &k->reads[k->nreads++];
-
-	rd->id = sftp_new_id(k->from);
-	rd->off = off;
-	rd->len = len;
-	sftp_msg_read(&k->from->out, rd->id, k->fh.h, k->fh.len, off, len);
-}
-
-/* One answer from the destination to a WRITE. */
-static void
-xl_write_acked(struct xl_copy *k, uint32_t status)
-{
-	if (status != SSH_FX_OK && k->write_err == 0)
-		k->write_err = status;
-	k->nwrites--;
-}
-
-static void
-xl_forward(struct xl_copy *k, uint64_t off, const uint8_t *data, uint32_t len)
-{
-	uint32_t id = sftp_new_id(k->to);
-	size_t start = sftp_msg_write_begin(&k->to->out, id, k->th.h, k->th.len, off, len);
-	struct sftp_reply r;
-
-	memcpy(sftp_buf_reserve(&k->to->out, len), data, len);
-	sftp_msg_end(&k->to->out, start);
-	xl_flush(k->to);
-	k->nwrites++;
-	if (off + len > k->end)
-		k->end = off + len;
-	k->done += len;
-	bwlimit_account(k->p->bw, len);
-	progress_update(k->p->progress, (off_t)k->done);
-	while (k->nwrites >= k->max_writes)
-		xl_write_acked(k, (uint32_t)xl_status_reply(k->to, &r));
-}
-
-/* One answer from the source: forward its data, ask again for what a
- * short read left out, stop asking at EOF or an error. */
-static void
-xl_source_reply(struct xl_copy *k)
-{
-	struct sftp_reply r;
+	struct xl_req rq;
 	unsigned i;
 
-	if (sftp_recv(k->from, &r) != 0)
-		log_fatal("Connection closed");
-	for (i = 0; i < k->nreads && k->reads[i].id != r.id; i++)
+	for (i = 0; i < s->n && s->reqs[i].id != id; i++)
 		;
-	if (i == k->nreads)
-		log_fatal("Unexpected reply %u", r.id);
-	struct xl_read rd = k->reads[i];
-
-	k->reads[i] = k->reads[--k->nreads];
-	if (r.type == SSH_FXP_STATUS) {
-		if (r.status != SSH_FX_EOF && k->read_err == 0)
-			k->read_err = r.status;
-		k->eof = true;
-		return;
-	}
-	if (r.type != SSH_FXP_DATA)
-		log_fatal("Expected SSH2_FXP_DATA(%u) packet, got %u", SSH_FXP_DATA, r.type);
-	if (r.data_len > rd.len)
-		log_fatal("Received more data than asked for %u > %u", r.data_len, rd.len);
-	xl_forward(k, rd.off, r.data, r.data_len);
-	if (r.data_len == 0)
-		k->eof = true;
-	else if (r.data_len < rd.len)
-		xl_send_read(k, rd.off + r.data_len, rd.len - r.data_len);
+	if (i == s->n)
+		log_fatal("Unexpected reply %u", id);
+	rq = s->reqs[i];
+	s->reqs[i] = s->reqs[--s->n];
+	return rq;
 }
 
-/* The listed size, many READs at once (a file that shrank ends early, as
- * in scp; what is appended meanwhile is not copied, as in fscp's
- * downloads). */
 static void
-xl_pump(struct xl_copy *k)
+xl_send_path(struct xl_side *s, struct xl_file *f, const char *path, uint32_t flags,
+    const struct sftp_attrs *a)
 {
-	for (;;) {
-		while (!k->eof && k->nreads < k->max_reads && k->next_off < k->size) {
-			uint64_t left = k->size - k->next_off;
-			uint32_t len = left < k->buflen ? (uint32_t)left : k->buflen;
+	uint32_t id = sftp_new_id(s->c);
 
-			xl_send_read(k, k->next_off, len);
-			k->next_off += len;
+	sftp_msg_open(&s->c->out, id, path, flags, a);
+	xl_track(s, id, f, XO_OPEN, 0, 0);
+}
+
+static void
+xl_send_handle_op(struct xl_side *s, struct xl_file *f, const struct xl_handle *h,
+    enum xl_op op, const struct sftp_attrs *a)
+{
+	uint32_t id = sftp_new_id(s->c);
+
+	if (op == XO_CLOSE)
+		sftp_msg_handle(&s->c->out, SSH_FXP_CLOSE, id, h->h, h->len);
+	else
+		sftp_msg_fsetstat(&s->c->out, id, h->h, h->len, a);
+	xl_track(s, id, f, op, 0, 0);
+	f->closes_due++;
+}
+
+static void
+xl_send_read(struct xl_run *R, struct xl_file *f, uint64_t off, uint32_t len)
+{
+	uint32_t id = sftp_new_id(R->from.c);
+
+	sftp_msg_read(&R->from.c->out, id, f->fh.h, f->fh.len, off, len);
+	xl_track(&R->from, id, f, XO_READ, off, len);
+	f->nreads++;
+	R->reads++;
+}
+
+static void
+xl_forward(struct xl_run *R, struct xl_file *f, uint64_t off, const uint8_t *data,
+    uint32_t len)
+{
+	struct sftp_conn *to = R->to.c;
+	uint32_t id = sftp_new_id(to);
+	size_t start = sftp_msg_write_begin(&to->out, id, f->th.h, f->th.len, off, len);
+
+	memcpy(sftp_buf_reserve(&to->out, len), data, len);
+	sftp_msg_end(&to->out, start);
+	xl_track(&R->to, id, f, XO_WRITE, off, len);
+	f->nwrites++;
+	R->writes++;
+	if (off + len > f->end)
+		f->end = off + len;
+	f->done += len;
+	bwlimit_account(R->p->bw, len);
+	progress_update(R->p->progress, (off_t)f->done);
+}
+
+/* A file enters the window: open it on the source first (scp creates
+ * nothing on the target for a source it cannot open). */
+static void
+xl_file_start(struct xl_run *R, struct xl_file *f, const struct xl_item *it)
+{
+	*f = (struct xl_file){ .it = it, .state = XS_OPENING, .a = it->a };
+	f->size = (f->a.flags & SSH_FILEXFER_ATTR_SIZE) ? f->a.size : 0;
+	f->a.flags &= ~(uint32_t)(SSH_FILEXFER_ATTR_SIZE | SSH_FILEXFER_ATTR_UIDGID);
+	f->a.perm &= 0777;
+	if (!R->p->preserve)
+		f->a.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
+	xl_send_path(&R->from, f, it->src, SSH_FXF_READ, NULL);
+	R->nactive++;
+}
+
+/* Done with the data (or failed): close both ends at once.  The target is
+ * cut to the bytes written (it was opened without TRUNC, as scp writes in
+ * place); -p's mode and times follow only a clean copy. */
+static void
+xl_file_close(struct xl_run *R, struct xl_file *f)
+{
+	struct sftp_attrs sz = { .flags = SSH_FILEXFER_ATTR_SIZE, .size = f->end };
+
+	if (f->state == XS_DATA && f->size != 0)
+		progress_finish(R->p->progress);
+	f->state = XS_CLOSING;
+	f->from_close = f->size_st = f->preserve_st = f->to_close = SSH_FX_OK;
+	if (f->fh.open)
+		xl_send_handle_op(&R->from, f, &f->fh, XO_CLOSE, NULL);
+	if (!f->th.open)
+		return;
+	if (!f->failed) {
+		xl_send_handle_op(&R->to, f, &f->th, XO_SIZE, &sz);
+		if (R->p->preserve && f->read_err == 0 && f->write_err == 0)
+			xl_send_handle_op(&R->to, f, &f->th, XO_PRESERVE, &f->a);
+	}
+	xl_send_handle_op(&R->to, f, &f->th, XO_CLOSE, NULL);
+}
+
+/* scp's messages after the data, in its order. */
+static void
+xl_file_report(struct xl_file *f)
+{
+	const struct xl_item *it = f->it;
+	int fs = f->size_st != SSH_FX_OK ? f->size_st : f->preserve_st;
+
+	if (f->read_err != 0) {
+		log_error("read origin \"%s\": %s", it->src, sftp_status_text(f->read_err));
+		f->failed = true;
+	} else if (f->write_err != 0) {
+		log_error("write dest \"%s\": %s", it->dst, sftp_status_text(f->write_err));
+		f->failed = true;
+	}
+	if (f->from_close != SSH_FX_OK) {
+		log_error("close remote: %s", sftp_status_text((uint32_t)f->from_close));
+		f->failed = true;
+	}
+	if (fs != SSH_FX_OK) {
+		log_error("remote fsetstat: %s", sftp_status_text((uint32_t)fs));
+		f->failed = true;
+	}
+	if (f->to_close != SSH_FX_OK) {
+		log_error("close remote: %s", sftp_status_text((uint32_t)f->to_close));
+		f->failed = true;
+	}
+	if (f->failed && it->in_tree)
+		log_error("crossload \"%s\" to \"%s\" failed", it->src, it->dst);
+}
+
+/* Move a file on as far as it can go without an answer: READs within the
+ * budgets, and the CLOSEs once its data is all in (with -p once the
+ * target has acknowledged every WRITE). */
+static void
+xl_file_step(struct xl_run *R, struct xl_file *f)
+{
+	if (f->state != XS_DATA)
+		return;
+	while (!f->eof && f->next_off < f->size && R->reads < R->max_reads &&
+	    R->writes < R->max_writes) {
+		uint64_t left = f->size - f->next_off;
+		uint32_t len = left < R->buflen ? (uint32_t)left : R->buflen;
+
+		xl_send_read(R, f, f->next_off, len);
+		f->next_off += len;
+	}
+	if (f->nreads == 0 && (f->eof || f->next_off >= f->size) &&
+	    !(R->p->preserve && f->nwrites > 0))
+		xl_file_close(R, f);
+}
+
+static void
+xl_on_open(struct xl_run *R, bool source, struct xl_file *f, const struct sftp_reply *r)
+{
+	struct xl_handle *h = source ? &f->fh : &f->th;
+	const char *path = source ? f->it->src : f->it->dst;
+
+	if (r->type == SSH_FXP_HANDLE && r->handle_len <= sizeof(h->h)) {
+		memcpy(h->h, r->handle, r->handle_len);
+		h->len = r->handle_len;
+		h->open = true;
+	} else if (r->type == SSH_FXP_STATUS) {
+		log_error("%s open \"%s\": %s", source ? "origin" : "dest", path,
+		    sftp_status_text(r->status));
+		f->failed = true;
+	} else {
+		log_fatal("Connection closed");
+	}
+	if (f->failed) {
+		xl_file_close(R, f);
+	} else if (source) {
+		xl_send_path(&R->to, f, f->it->dst, SSH_FXF_WRITE | SSH_FXF_CREAT, &f->a);
+	} else {
+		f->state = XS_DATA;
+		if (f->size != 0) {
+			char *name = operand_basename(f->it->src);
+
+			progress_start(R->p->progress, name, (off_t)f->size);
+			free(name);
 		}
-		if (k->nreads == 0)
-			break;
-		xl_source_reply(k);
+	}
+}
+
+static void
+xl_on_data(struct xl_run *R, struct xl_file *f, const struct xl_req *rq,
+    const struct sftp_reply *r)
+{
+	f->nreads--;
+	R->reads--;
+	if (r->type == SSH_FXP_STATUS) {
+		if (r->status != SSH_FX_EOF && f->read_err == 0)
+			f->read_err = r->status;
+		f->eof = true;
+		return;
+	}
+	if (r->type != SSH_FXP_DATA)
+		log_fatal("Expected SSH2_FXP_DATA(%u) packet, got %u", SSH_FXP_DATA, r->type);
+	if (r->data_len > rq->len)
+		log_fatal("Received more data than asked for %u > %u", r->data_len, rq->len);
+	if (r->data_len == 0) {
+		f->eof = true;
+		return;
+	}
+	xl_forward(R, f, rq->off, r->data, r->data_len);
+	/* A short read: ask again for the rest, as scp does. */
+	if (r->data_len < rq->len)
+		xl_send_read(R, f, rq->off + r->data_len, rq->len - r->data_len);
+}
+
+/* An answer on the target: a WRITE's, or one of the closing ones. */
+static void
+xl_on_status(struct xl_run *R, struct xl_file *f, enum xl_op op, const struct sftp_reply *r)
+{
+	int st = (int)r->status;
+
+	if (r->type != SSH_FXP_STATUS)
+		log_fatal("Connection closed");
+	if (op == XO_WRITE) {
+		f->nwrites--;
+		R->writes--;
+		if (st != SSH_FX_OK && f->write_err == 0)
+			f->write_err = (uint32_t)st;
+		return;
+	}
+	if (op == XO_SIZE)
+		f->size_st = st;
+	else if (op == XO_PRESERVE)
+		f->preserve_st = st;
+	else
+		f->to_close = st;
+	f->closes_due--;
+}
+
+static void
+xl_recv(struct xl_run *R, struct xl_side *s)
+{
+	struct sftp_reply r;
+	struct xl_req rq;
+	bool source = s == &R->from;
+
+	if (sftp_recv(s->c, &r) != 0)
+		log_fatal("Connection closed");
+	rq = xl_untrack(s, r.id);
+	if (s->ctl != NULL && rq.op != XO_WRITE)
+		(*s->ctl)--;
+	if (rq.op == XO_OPEN) {
+		xl_on_open(R, source, rq.f, &r);
+	} else if (rq.op == XO_READ) {
+		xl_on_data(R, rq.f, &rq, &r);
+	} else if (source) {
+		if (r.type != SSH_FXP_STATUS)
+			log_fatal("Connection closed");
+		rq.f->from_close = (int)r.status;
+		rq.f->closes_due--;
+	} else {
+		xl_on_status(R, rq.f, rq.op, &r);
+	}
+	if (rq.f->state == XS_CLOSING && rq.f->closes_due == 0 && rq.f->nwrites == 0) {
+		xl_file_report(rq.f);
+		rq.f->state = XS_FREE;
+		R->nactive--;
 	}
 }
 
@@ -525,165 +664,97 @@ xl_fit(unsigned n, uint64_t bytes, uint32_t buflen)
  * several, and would make a far target the bottleneck); the WRITEs never
  * fewer than the READs whose data they carry on. */
 static void
-xl_limits(struct xl_copy *k, uint64_t read_inflight, uint64_t write_inflight)
+xl_limits(struct xl_run *R, uint64_t read_inflight, uint64_t write_inflight)
 {
-	unsigned n = k->p->nrequests ? k->p->nrequests : XL_DEFAULT_REQUESTS;
+	unsigned n = R->p->nrequests ? R->p->nrequests : XL_DEFAULT_REQUESTS;
 	unsigned w;
 
-	k->buflen = k->from->max_read < k->to->max_write ? k->from->max_read :
-	    k->to->max_write;
-	if (k->buflen == 0)
-		k->buflen = 32768;
-	k->max_reads = xl_fit(n, read_inflight, k->buflen);
-	w = xl_fit(n, write_inflight, k->buflen);
-	k->max_writes = w > k->max_reads ? w : k->max_reads;
-	k->reads = xcalloc(k->max_reads, sizeof(*k->reads));
+	R->buflen = R->from.c->max_read < R->to.c->max_write ? R->from.c->max_read :
+	    R->to.c->max_write;
+	if (R->buflen == 0)
+		R->buflen = 32768;
+	R->max_reads = xl_fit(n, read_inflight, R->buflen);
+	w = xl_fit(n, write_inflight, R->buflen);
+	R->max_writes = w > R->max_reads ? w : R->max_reads;
+	R->window = R->p->progress != NULL ? 1 : XL_WINDOW;
 }
 
-/* Finish both ends at once: CLOSE the source; cut the destination to the
- * bytes written (it was opened without TRUNC, as scp writes in place),
- * then -p's mode and times (only after a clean copy), then CLOSE it.
- * The status of each step lands in e. */
-struct xl_end {
-	int from_close, size, preserve, to_close;
-};
-
+/* A directory's mode and times, once everything before it is done. */
 static void
-xl_finish(struct xl_copy *k, const struct sftp_attrs *a, struct xl_end *e)
+xl_dirfix(struct sftp_conn *to, const struct xl_item *it)
 {
-	struct sftp_attrs sz = { .flags = SSH_FILEXFER_ATTR_SIZE, .size = k->end };
-	uint32_t id_fc, id_sz, id_p = 0, id_tc;
-	struct sftp_reply r;
-	int st;
+	int st = xl_alive(sftp_setstat(to, it->dst, &it->a));
 
-	e->size = e->preserve = e->to_close = SSH_FX_OK;
-	id_fc = xl_send_close(k->from, &k->fh);
-	xl_flush(k->from);
-	/* -p waits for the WRITEs: times go only on a complete copy. */
-	if (k->p->preserve)
-		while (k->nwrites > 0)
-			xl_write_acked(k, (uint32_t)xl_status_reply(k->to, &r));
-	id_sz = xl_send_fsetstat(k->to, &k->th, &sz);
-	if (k->p->preserve && k->read_err == 0 && k->write_err == 0)
-		id_p = xl_send_fsetstat(k->to, &k->th, a);
-	id_tc = xl_send_close(k->to, &k->th);
-	xl_flush(k->to);
-	st = xl_status_reply(k->from, &r);
-	if (r.id != id_fc)
-		log_fatal("Connection closed");
-	e->from_close = st;
-	/* Every answer still due: WRITEs, the SETSTATs and the CLOSE. */
-	for (int left = id_p != 0 ? 3 : 2; left > 0;) {
-		st = xl_status_reply(k->to, &r);
-		if (r.id == id_sz)
-			e->size = st;
-		else if (id_p != 0 && r.id == id_p)
-			e->preserve = st;
-		else if (r.id == id_tc)
-			e->to_close = st;
-		else {
-			xl_write_acked(k, (uint32_t)st);
+	if (st != SSH_FX_OK)
+		log_error("remote setstat \"%s\": %s", it->dst, sftp_status_text((uint32_t)st));
+}
+
+/* Let files into the window, in plan order; a directory fix waits until
+ * the window is empty.  Returns the next item not yet taken. */
+static size_t
+xl_admit(struct xl_run *R, const struct crossload_plan *pl, size_t next)
+{
+	while (next < pl->n && R->nactive < R->window) {
+		const struct xl_item *it = &pl->items[next];
+		unsigned slot;
+
+		if (it->kind == XL_DIRFIX) {
+			if (R->nactive > 0)
+				break;
+			xl_dirfix(R->to.c, it);
+			next++;
 			continue;
 		}
-		left--;
+		for (slot = 0; R->files[slot].state != XS_FREE; slot++)
+			;
+		xl_file_start(R, &R->files[slot], it);
+		next++;
 	}
+	return next;
 }
 
-/* scp's messages after the data, in its order. */
-static int
-xl_report(const struct xl_copy *k, const struct xl_item *it, const struct xl_end *e)
+/* Which side to wait on.  Every request is answered in the end, so
+ * waiting on a side with some outstanding always returns; the choice only
+ * decides how well the two overlap.  A reply read in already comes first.
+ * The target's answers to WRITEs may wait (in order, in its buffers) while
+ * the source has something to say and the WRITE budget lasts, so a far
+ * target does not hold up the reading; when files wait on the target's
+ * OPENs or CLOSEs too, the side with the shorter round trip goes first. */
+static struct xl_side *
+xl_next_side(struct xl_run *R)
 {
-	int ret = 0;
+	struct sftp_conn *from = R->from.c, *to = R->to.c;
 
-	if (k->read_err != 0) {
-		log_error("read origin \"%s\": %s", it->src, sftp_status_text(k->read_err));
-		ret = -1;
-	} else if (k->write_err != 0) {
-		log_error("write dest \"%s\": %s", it->dst, sftp_status_text(k->write_err));
-		ret = -1;
-	}
-	if (e->from_close != SSH_FX_OK) {
-		log_error("close remote: %s", sftp_status_text((uint32_t)e->from_close));
-		ret = -1;
-	}
-	if (e->size != SSH_FX_OK || e->preserve != SSH_FX_OK) {
-		log_error("remote fsetstat: %s", sftp_status_text((uint32_t)(e->size != SSH_FX_OK ?
-		    e->size : e->preserve)));
-		ret = -1;
-	}
-	if (e->to_close != SSH_FX_OK) {
-		log_error("close remote: %s", sftp_status_text((uint32_t)e->to_close));
-		ret = -1;
-	}
-	return ret;
-}
-
-/* Both OPENs in flight at once; -1 (said) when either fails. */
-static int
-xl_open_both(struct xl_copy *k, const struct xl_item *it, const struct sftp_attrs *a)
-{
-	uint32_t id_f = xl_send_open(k->from, it->src, SSH_FXF_READ, NULL);
-	uint32_t id_t = xl_send_open(k->to, it->dst, SSH_FXF_WRITE | SSH_FXF_CREAT, a);
-	int rf = xl_handle_reply(k->from, id_f, it->src, "origin", &k->fh);
-	int rt = xl_handle_reply(k->to, id_t, it->dst, "dest", &k->th);
-
-	if (rf == 0 && rt == 0)
-		return 0;
-	if (k->fh.open)
-		(void)xl_close_now(k->from, &k->fh);
-	if (k->th.open)
-		(void)xl_close_now(k->to, &k->th);
-	return -1;
-}
-
-static int
-xl_copy_file(const struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
-    const struct xl_item *it)
-{
-	const struct crossload_params *p = &pl->p;
-	struct xl_copy k = { .from = from, .to = to, .p = p };
-	struct sftp_attrs a = it->a;
-	struct xl_end e;
-	char *name;
-
-	k.size = (a.flags & SSH_FILEXFER_ATTR_SIZE) ? a.size : 0;
-	a.flags &= ~(uint32_t)(SSH_FILEXFER_ATTR_SIZE | SSH_FILEXFER_ATTR_UIDGID);
-	a.perm &= 0777;
-	if (!p->preserve)
-		a.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
-	if (xl_open_both(&k, it, &a) != 0)
-		return -1;
-	xl_limits(&k, pl->read_inflight, pl->write_inflight);
-	name = operand_basename(it->src);
-	if (k.size != 0)
-		progress_start(p->progress, name, (off_t)k.size);
-	xl_pump(&k);
-	if (k.size != 0)
-		progress_finish(p->progress);
-	free(name);
-	free(k.reads);
-	xl_finish(&k, &a, &e);
-	return xl_report(&k, it, &e);
+	if (R->to.n > 0 && sftp_reply_buffered(to))
+		return &R->to;
+	if (R->from.n > 0 && sftp_reply_buffered(from))
+		return &R->from;
+	if (R->from.n == 0 || R->writes >= R->max_writes)
+		return R->to.n > 0 ? &R->to : &R->from;
+	if (R->to.n == 0 || R->to_ctl == 0)
+		return &R->from;
+	return to->rtt_ms >= 0 && to->rtt_ms < from->rtt_ms ? &R->to : &R->from;
 }
 
 void
 crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
     uint64_t read_inflight, uint64_t write_inflight)
 {
-	pl->read_inflight = read_inflight;
-	pl->write_inflight = write_inflight;
-	for (size_t i = 0; i < pl->n; i++) {
-		const struct xl_item *it = &pl->items[i];
-		int st;
+	struct xl_run R = { .p = &pl->p, .from = { .c = from }, .to = { .c = to } };
+	size_t next = 0;
 
-		if (it->kind == XL_DIRFIX) {
-			st = xl_alive(sftp_setstat(to, it->dst, &it->a));
-			if (st != SSH_FX_OK)
-				log_error("remote setstat \"%s\": %s", it->dst,
-				    sftp_status_text((uint32_t)st));
-			continue;
-		}
-		if (xl_copy_file(pl, from, to, it) != 0 && it->in_tree)
-			log_error("crossload \"%s\" to \"%s\" failed", it->src, it->dst);
+	R.to.ctl = &R.to_ctl;
+	xl_limits(&R, read_inflight, write_inflight);
+	while (next < pl->n || R.nactive > 0) {
+		next = xl_admit(&R, pl, next);
+		for (unsigned i = 0; i < R.window; i++)
+			xl_file_step(&R, &R.files[i]);
+		if (sftp_flush(from) != 0 || sftp_flush(to) != 0)
+			log_fatal("Connection closed");
+		if (R.from.n == 0 && R.to.n == 0)
+			break;	/* cannot happen: a file with nothing due is done */
+		xl_recv(&R, xl_next_side(&R));
 	}
+	free(R.from.reqs);
+	free(R.to.reqs);
 }

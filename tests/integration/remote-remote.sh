@@ -30,6 +30,10 @@ setup_same_name() {
 	fscp_put_file src/x 1000
 	fscp_put_file "$SSHD_HOME/src/x" 77
 }
+setup_dir_in_way() {
+	setup
+	mkdir -p "$SSHD_HOME/dst/src/small.txt" "$SSHD_HOME/dst/exec.sh"
+}
 setup_longer_target() {
 	setup
 	fscp_put_file "$SSHD_HOME/dst/small.txt" 300000 0600
@@ -54,6 +58,8 @@ fscp_compare --name "-r into dir" --setup setup --expect-rc 0 -- -r $A:src $B:ds
 fscp_compare --name "-r onto a new name" --setup setup --expect-rc 0 -- -r $A:src/sub $B:dst/copy
 fscp_compare --name "-r glob of dirs and files" --setup setup --expect-rc 0 -- -r "$A:src/*" $B:dst/
 fscp_compare --name "-r with symlinks" --setup setup_links --expect-rc 1 -- -r $A:src $B:dst/
+fscp_compare --name "-r, a directory in the way of a file" --setup setup_dir_in_way --expect-rc 1 -- -r $A:src $B:dst/
+fscp_compare --name "a directory in the way, several files" --setup setup_dir_in_way --expect-rc 1 -- $A:src/small.txt $A:src/exec.sh "$A:src/odd mode" $B:dst/
 fscp_compare --name "-r dir onto an existing file" --setup setup_file_target --expect-rc 1 -- -r $A:src/sub $B:dst/file
 fscp_compare --name "-p one file" --times --setup setup --expect-rc 0 -- -p $A:src/exec.sh $B:dst/
 fscp_compare --name "-rp tree" --times --setup setup --expect-rc 0 -- -rp $A:src $B:dst/
