@@ -5,8 +5,9 @@
  * One source operand is planned first (glob, stats, target rules, the
  * destination directories, with scp's messages), so its size is known
  * before any data moves and each side's session may grow into its bypass
- * route; then the files are copied one by one, each with many READs in
- * flight on the source and many WRITEs on the destination, written in
+ * route; then the files are copied, several at once over one connection
+ * per side (one thread: a connection is only ever used by one), with many
+ * READs in flight on the source and WRITEs on the destination, written in
  * place (no TRUNC; the size is set at the end) and -p applied after the
  * data.  Directory modes and times are set after their contents. */
 #ifndef FSCP_CROSSLOAD_H
