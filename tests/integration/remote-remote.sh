@@ -6,8 +6,8 @@
 # with symlinks), -p, a glob, a missing source, a target that is not a
 # directory with several sources, scp:// URIs on both sides, a local source
 # among remote ones, -l, the progress meter and -q on a tty, a shorter file
-# over a longer one, hosts that are down; and (fscp alone) a file copied
-# onto itself keeps its content.
+# over a longer one, a directory in the way; and (fscp alone) a file
+# copied onto itself keeps its content.
 # Exit 0 pass, 1 fail, 99 cannot run.
 . "$(dirname "$0")/../lib/compare.sh"
 fscp_test_init
@@ -40,8 +40,6 @@ setup_longer_target() {
 }
 
 A=fscp-test B=fscp-test2
-# A host nobody answers for: its side fails to connect.
-printf '\nHost dead\n\tHostName 127.0.0.1\n\tPort 1\n\tBatchMode yes\n' >>"$SSH_CONFIG"
 
 fscp_compare --name "one file into dir" --setup setup --expect-rc 0 -- $A:src/small.txt $B:dst/
 fscp_compare --name "one file onto a new name" --setup setup --expect-rc 0 -- $A:src/exec.sh $B:dst/new
@@ -74,9 +72,9 @@ fscp_compare --name "-l 80000 (limit)" --setup setup --expect-rc 0 -- -l 80000 $
 fscp_compare --tty --name "progress meter on a tty" --setup setup --expect-rc 0 -- $A:src/small.txt $A:src/empty "$A:src/odd mode" $B:dst/
 fscp_compare --tty --name "-q on a tty: no output" --setup setup --expect-rc 0 -- -q -r $A:src $B:dst/
 fscp_compare --name "bad user name on the source" --setup setup --expect-rc 1 -- "bad'user@$A:src/small.txt" $B:dst/
-fscp_compare --name "source host down" --setup setup --expect-rc 255 -- dead:src/small.txt $B:dst/
-fscp_compare --name "target host down" --setup setup --expect-rc 255 -- $A:src/small.txt dead:dst/
-fscp_compare --name "second source host down" --setup setup --expect-rc 255 -- $A:src/small.txt dead:src/exec.sh $B:dst/
+# (A host that is down is not compared: scp 9.2 races its dead ssh, and
+# exits 255 "Connection closed" or 1 "lost connection" when its first write
+# meets SIGPIPE; fscp always says the former.)
 
 # Not a comparison: scp 9.2 opens the target with TRUNC and so empties a
 # file copied onto itself; fscp writes in place and keeps it.
