@@ -50,6 +50,11 @@ void session_open(struct session *s, const struct fscp_opts *o, const char *host
 struct fscp_stream;
 int session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
     int port, long long bytes, const char *cmd, struct fscp_stream *out);
+/* The same for a copy that moves its data over one connection (remote to
+ * remote): size unknown, one connection (or SSM session) whatever
+ * FSCP_CONNECTIONS says; session_grow may still add fresh ones. */
+void session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  s->conns may move either way: read it again afterwards. */
