@@ -60,17 +60,26 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
 }
 
-/* The session's connections still coming up, for the engine. */
+/* The session's connections still coming up, for the engine, and one
+ * more when all of them died. */
 static struct sftp_conn *
 run_next_conn(void *ctx)
 {
-	return session_next_conn(ctx);
+	return session_next_conn(&((struct run *)ctx)->s);
 }
 
 static void
 run_stop_conns(void *ctx)
 {
-	session_stop_pending(ctx);
+	session_stop_pending(&((struct run *)ctx)->s);
+}
+
+static struct sftp_conn *
+run_reconnect(void *ctx)
+{
+	struct run *r = ctx;
+
+	return session_reconnect(&r->s, r->o);
 }
 
 static void
@@ -85,12 +94,18 @@ run_close(struct run *r)
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
 	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
 	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
-	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns, .ctx = &r->s,
-		.max = session_pending_count(&r->s) };
+	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
+		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(&r->s) };
 
 	xfer_set_joiner(r->x, &j);
-	if (xfer_run(r->x) != 0)
-		log_fatal("Connection closed");
+	if (xfer_run(r->x) != 0) {
+		/* Every connection died with work left: scp's lostconn(). */
+		fputs("lost connection\n", stderr);
+		xfer_free(r->x);
+		r->x = NULL;
+		(void)session_close(&r->s);
+		exit(1);
+	}
 	xfer_free(r->x);
 	r->x = NULL;
 	/* scp counts a failing ssh as an error. */

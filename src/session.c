@@ -962,6 +962,9 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 		}
 		if (n > 0) {
 			s->route = d.kind;
+			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
+			s->bypass_direct = direct ? xstrdup(direct) : NULL;
+			s->bypass_compress = compress;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
 			    SESSION_CHUNK_FAST;
 			/* An SSM session moves ~833 KiB/s: more in flight only
@@ -1152,9 +1155,23 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (near_only)
 		s->data_from = had;
 	s->route = ROUTE_FRESH;
+	s->bypass_compress = o->compress || s->cfg->compression;
 	s->chunk_size = SESSION_CHUNK_FAST;
 	session_set_inflight(s);
 	return s->nconns > had || session_pending_count(s) > 0;
+}
+
+struct sftp_conn *
+session_reconnect(struct session *s, const struct fscp_opts *o)
+{
+	int had = s->nconns;
+
+	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
+		return NULL;
+	if (session_open_bypass(s, o, s->cfg, s->bypass_proxy, s->bypass_direct,
+	    s->bypass_compress, 1, false) <= 0 || s->nconns == had)
+		return NULL;
+	return s->conns[s->nconns - 1];
 }
 
 int
@@ -1173,6 +1190,8 @@ session_close(struct session *s)
 	free(s->proxy_pids);
 	free(s->host);
 	free(s->user);
+	free(s->bypass_proxy);
+	free(s->bypass_direct);
 	memset(s, 0, sizeof(*s));
 	return bad;
 }

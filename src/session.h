@@ -35,6 +35,9 @@ struct session {
 	struct session_pending *pending;	/* connections still coming up */
 	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
 	bool master_live;		/* the ControlPath answered */
+	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
+	char *bypass_direct;
+	bool bypass_compress;
 	bool may_grow;			/* standard until the size is known */
 };
 
@@ -67,6 +70,10 @@ bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 int session_pending_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
 void session_stop_pending(struct session *s);
+/* One more connection the way the bypass opened its own (the engine asks
+ * when every connection died with work left); NULL on the standard route,
+ * whose ssh scp would not start again either. */
+struct sftp_conn *session_reconnect(struct session *s, const struct fscp_opts *o);
 /* Close everything; returns the number of ssh processes / sessions that
  * ended badly (scp counts a failing ssh as an error). */
 int session_close(struct session *s);
