@@ -82,6 +82,19 @@ run_reconnect(void *ctx)
 	return session_reconnect(&r->s, r->o);
 }
 
+/* Every connection died with work left: scp's lostconn(). */
+static void FSCP_NORETURN
+run_lost(struct run *r)
+{
+	fputs("lost connection\n", stderr);
+	xfer_free(r->x);
+	r->x = NULL;
+	(void)session_close(&r->s);
+	if (r->from_open)
+		(void)session_close(&r->from);
+	exit(1);
+}
+
 static void
 run_close(struct run *r)
 {
@@ -98,14 +111,8 @@ run_close(struct run *r)
 		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(&r->s) };
 
 	xfer_set_joiner(r->x, &j);
-	if (xfer_run(r->x) != 0) {
-		/* Every connection died with work left: scp's lostconn(). */
-		fputs("lost connection\n", stderr);
-		xfer_free(r->x);
-		r->x = NULL;
-		(void)session_close(&r->s);
-		exit(1);
-	}
+	if (xfer_run(r->x) != 0)
+		run_lost(r);
 	xfer_free(r->x);
 	r->x = NULL;
 	/* scp counts a failing ssh as an error. */
@@ -308,7 +315,7 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	/* Uploads of earlier local sources go first: scp copies in order, and
 	 * a later source may land on the same name. */
 	if (xfer_run(r->x) != 0)
-		log_fatal("Connection closed");
+		run_lost(r);
 	src = source_for(r, s);
 	pl = crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp);
 	bytes = crossload_plan_bytes(pl);
