@@ -191,7 +191,10 @@ sftp_close(struct sftp_conn *c)
 
 	if (c == NULL)
 		return 0;
-	rc = c->stream.ops->close(c->stream.ctx);
+	if (c->dead && c->stream.ops->abort != NULL)
+		rc = c->stream.ops->abort(c->stream.ctx);
+	else
+		rc = c->stream.ops->close(c->stream.ctx);
 	sftp_buf_free(&c->out);
 	sftp_buf_free(&c->in);
 	free(c);

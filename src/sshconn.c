@@ -25,6 +25,9 @@
 #include "log.h"
 #include "strv.h"
 
+/* Seconds a closing channel waits for the server's exit status. */
+#define SSHCONN_CLOSE_TIMEOUT 3
+
 struct sshconn {
 	ssh_session s;
 	int fd;			/* the socket under the session; we close it */
@@ -580,6 +583,11 @@ chan_close(void *ctx)
 	struct sshconn_chan *k = ctx;
 	int status = -1;
 
+	/* A server that went silent (its sshd half dead) never answers the
+	 * goodbye: bound the wait, the transfer's "no timeout" ends here. */
+	long bound = SSHCONN_CLOSE_TIMEOUT;
+
+	ssh_options_set(ssh_channel_get_session(k->ch), SSH_OPTIONS_TIMEOUT, &bound);
 	if (ssh_channel_is_open(k->ch) && !ssh_channel_is_closed(k->ch))
 		ssh_channel_send_eof(k->ch);
 	/* Waits for the server's exit-status or the channel's close; when the
@@ -595,10 +603,24 @@ chan_close(void *ctx)
 	return status <= 0 ? 0 : 1;
 }
 
+/* The connection died: no EOF, no wait for an exit status that will not
+ * come; libssh frees the channel and the session goes next. */
+static int
+chan_abort(void *ctx)
+{
+	struct sshconn_chan *k = ctx;
+
+	ssh_channel_free(k->ch);
+	free(k->buf);
+	free(k);
+	return 0;	/* not an ssh that failed: the copy went on without it */
+}
+
 static const struct fscp_stream_ops chan_ops = {
 	.read = chan_read,
 	.write = chan_write,
 	.close = chan_close,
+	.abort = chan_abort,
 };
 
 static enum sshconn_err

@@ -4,6 +4,7 @@
 #include "proc.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +61,24 @@ sshproc_close(void *ctx)
 	return rc;
 }
 
+/* The connection died: end ssh as scp's killchild() does, then reap it. */
+static int
+sshproc_abort(void *ctx)
+{
+	struct sshproc *p = ctx;
+
+	kill(p->pid, SIGTERM);
+	close(p->fd);
+	(void)proc_wait(p->pid);
+	free(p);
+	return 1;
+}
+
 static const struct fscp_stream_ops sshproc_ops = {
 	.read = sshproc_read,
 	.write = sshproc_write,
 	.close = sshproc_close,
+	.abort = sshproc_abort,
 };
 
 /* scp's children print perror(program) when exec fails and exit 1. */

@@ -16,6 +16,10 @@ struct fscp_stream_ops {
 	ssize_t (*write)(void *ctx, const void *buf, size_t n);
 	/* Tear down; returns 0 when the peer ended cleanly (ssh exit status 0). */
 	int (*close)(void *ctx);
+	/* Tear down a stream whose peer is gone without waiting for it (a
+	 * silent peer would never answer close's goodbye).  Returns as close;
+	 * NULL: close is used. */
+	int (*abort)(void *ctx);
 };
 
 struct fscp_stream {

@@ -1156,6 +1156,8 @@ worker_thread(void *arg)
 	int rc = worker_run(w);
 
 	if (rc != 0) {
+		/* Given up, whatever broke: closing it must not wait for it. */
+		w->c->dead = true;
 		w->failed = true;
 		worker_salvage(w);
 	}

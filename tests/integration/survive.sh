@@ -63,13 +63,14 @@ run() {
 	rc=$?
 	if ! no_leftovers; then
 		bad "$name: a process it started is still running"
-		pgrep -af "ssh .*fscp-test" | head -5
+		pgrep -af -- "-F $SSH_CONFIG" | head -5
 	fi
 }
-# Every ssh fscp or scp starts here names the host fscp-test.
+# Every ssh fscp or scp starts here is given this test's config (other
+# tests may run at the same time).
 no_leftovers() {
 	local n=0
-	while pgrep -f "ssh .*fscp-test" >/dev/null; do
+	while pgrep -f -- "-F $SSH_CONFIG" >/dev/null; do
 		n=$((n + 1))
 		[ "$n" -gt 20 ] && return 1
 		sleep 0.1
@@ -256,7 +257,7 @@ for sig in INT TERM HUP; do
 		pid=$!
 		sleep 1
 		# The program itself (under setsid and timeout: the last exec).
-		pkill -"$sig" -f "^$FSCP -F" 2>/dev/null
+		pkill -"$sig" -f "^$FSCP -F $SSH_CONFIG" 2>/dev/null
 		wait "$pid"
 		rc=$?
 		check "$name" "exit 1 as scp (got $rc)" test "$rc" = 1
