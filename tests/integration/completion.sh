@@ -99,7 +99,7 @@ mkdir -p "$SSHD_HOME/srcdir/inner" && touch "$SSHD_HOME/srcdir/remote file"
 offers_none "fscp -F $SSH_CONFIG fscp-test:$SSHD_HOME/src" 'srcdir'
 # ...and the listing over a live one.
 # cm-test: the fscp-test entry (sshd.sh writes it last) with a ControlPath.
-entry=$(sed -n '/^Host fscp-test$/,$p' "$SSH_CONFIG")
+entry=$(sed -n '/^Host fscp-test\( \|$\)/,$p' "$SSH_CONFIG")
 {
 	echo
 	printf '%s\n' "$entry" | sed '1s/.*/Host cm-test/'
