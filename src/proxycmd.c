@@ -166,7 +166,78 @@ struct proxy_relay {
 	int sock;	/* our end of the socketpair libssh talks to */
 	int to_child;	/* the child's stdin */
 	int from_child;	/* the child's stdout */
+	int err_child;	/* the child's stderr when held, else -1 */
+	struct proxycmd_hold *hold;
 };
+
+/* The proxy's stderr while its connection is being tried: a connection
+ * that fails is followed by ssh's own try, whose proxy says the same again,
+ * so what a failed try printed is dropped; one that comes up shows it. */
+enum hold_mode { HOLD_KEEP, HOLD_SHOW, HOLD_DROP };
+struct proxycmd_hold {
+	pthread_mutex_t lock;
+	enum hold_mode mode;
+	char *buf;
+	size_t len;
+	int refs;		/* the relay and the owner */
+};
+
+#define PROXY_HOLD_MAX (64 * 1024)
+
+static void
+hold_unref(struct proxycmd_hold *h)
+{
+	bool last;
+
+	pthread_mutex_lock(&h->lock);
+	last = --h->refs == 0;
+	pthread_mutex_unlock(&h->lock);
+	if (last) {
+		pthread_mutex_destroy(&h->lock);
+		free(h->buf);
+		free(h);
+	}
+}
+
+void
+proxycmd_hold_end(struct proxycmd_hold *h, bool show)
+{
+	if (h == NULL)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->mode = show ? HOLD_SHOW : HOLD_DROP;
+	if (show && h->len > 0)
+		(void)!write(STDERR_FILENO, h->buf, h->len);
+	free(h->buf);
+	h->buf = NULL;
+	h->len = 0;
+	pthread_mutex_unlock(&h->lock);
+	hold_unref(h);
+}
+
+/* What the child wrote on stderr: kept, shown or dropped as the hold
+ * says.  False once the pipe is over. */
+static bool
+hold_pump(struct proxy_relay *r, char *buf, size_t len)
+{
+	struct proxycmd_hold *h = r->hold;
+	ssize_t n = read(r->err_child, buf, len);
+
+	if (n < 0 && errno == EINTR)
+		return true;
+	if (n <= 0)
+		return false;
+	pthread_mutex_lock(&h->lock);
+	if (h->mode == HOLD_SHOW) {
+		(void)!write(STDERR_FILENO, buf, (size_t)n);
+	} else if (h->mode == HOLD_KEEP && h->len + (size_t)n <= PROXY_HOLD_MAX) {
+		h->buf = xrealloc(h->buf, h->len + (size_t)n);
+		memcpy(h->buf + h->len, buf, (size_t)n);
+		h->len += (size_t)n;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return true;
+}
 
 static bool
 relay_write_all(int fd, const char *buf, size_t n)
@@ -202,14 +273,16 @@ relay_run(void *arg)
 	struct proxy_relay *r = arg;
 	char buf[65536];
 	bool up = true, down = true;	/* sock->child, child->sock */
+	bool errs = r->err_child >= 0;	/* the child's stderr, held */
 
-	while (up || down) {
-		struct pollfd pf[2] = {
+	while (up || down || errs) {
+		struct pollfd pf[3] = {
 			{ .fd = up ? r->sock : -1, .events = POLLIN },
 			{ .fd = down ? r->from_child : -1, .events = POLLIN },
+			{ .fd = errs ? r->err_child : -1, .events = POLLIN },
 		};
 
-		if (poll(pf, 2, -1) < 0) {
+		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -225,11 +298,18 @@ relay_run(void *arg)
 			down = false;
 			shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
 		}
+		if (errs && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    !hold_pump(r, buf, sizeof(buf)))
+			errs = false;
 	}
 	if (r->to_child >= 0)
 		close(r->to_child);
 	close(r->from_child);
 	close(r->sock);
+	if (r->hold != NULL) {
+		close(r->err_child);
+		hold_unref(r->hold);
+	}
 	free(r);
 	return NULL;
 }
@@ -246,10 +326,18 @@ close_open(int *fds, size_t n)
 int
 proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 {
-	/* sp: libssh's socket and the relay's; pin/pout: the child's stdin
-	 * and stdout.  Kept in one array so that every failure closes all. */
-	int fds[6] = { -1, -1, -1, -1, -1, -1 };
-	int *sp = fds, *pin = fds + 2, *pout = fds + 4;
+	return proxycmd_spawn_held(expanded, pid, NULL, err, errlen);
+}
+
+int
+proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
+    char *err, size_t errlen)
+{
+	/* sp: libssh's socket and the relay's; pin/pout/perr: the child's
+	 * stdin, stdout and (held) stderr.  Kept in one array so that every
+	 * failure closes all. */
+	int fds[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+	int *sp = fds, *pin = fds + 2, *pout = fds + 4, *perr = fds + 6;
 	const char *shell = proxycmd_shell(getenv("SHELL"));
 	char *cmd, *argv[4];
 	struct proc_spec ps = {
@@ -263,9 +351,10 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	if (pipe2(pin, O_CLOEXEC) == -1 || pipe2(pout, O_CLOEXEC) == -1) {
+	if (pipe2(pin, O_CLOEXEC) == -1 || pipe2(pout, O_CLOEXEC) == -1 ||
+	    (hold != NULL && pipe2(perr, O_CLOEXEC) == -1)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		close_open(fds, 6);
+		close_open(fds, 8);
 		return -1;
 	}
 	cmd = xasprintf("exec %s", expanded);
@@ -278,9 +367,11 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 	ps.argv = argv;
 	ps.in = pin[0];
 	ps.out = pout[1];
+	if (hold != NULL)
+		ps.err = perr[1];
 	p = proc_spawn(&ps, err, errlen);
 	if (p == -1) {
-		close_open(fds, 6);
+		close_open(fds, 8);
 		free(cmd);
 		return -1;
 	}
@@ -288,15 +379,29 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 	*pid = p;
 	close(pin[0]);
 	close(pout[1]);
-	pin[0] = pout[1] = -1;
-	r = xmalloc(sizeof(*r));
+	if (perr[1] >= 0)
+		close(perr[1]);
+	pin[0] = pout[1] = perr[1] = -1;
+	r = xcalloc(1, sizeof(*r));
 	r->sock = sp[1];
 	r->to_child = pin[1];
 	r->from_child = pout[0];
+	r->err_child = perr[0];
+	if (hold != NULL) {
+		struct proxycmd_hold *h = xcalloc(1, sizeof(*h));
+
+		pthread_mutex_init(&h->lock, NULL);
+		h->refs = 2;
+		r->hold = *hold = h;
+	}
 	if (pthread_create(&tid, NULL, relay_run, r) != 0) {
 		snprintf(err, errlen, "cannot start the proxy relay");
+		if (r->hold != NULL) {
+			free(r->hold);
+			*hold = NULL;
+		}
 		free(r);
-		close_open(fds, 6);
+		close_open(fds, 8);
 		kill(p, SIGHUP);
 		return -1;
 	}

@@ -67,6 +67,14 @@ const char *proxycmd_shell(const char *shell_env);
  * stderr is fscp's stderr.  The caller reaps *pid (and may SIGHUP it at the
  * end, as ssh does). */
 int proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen);
+/* The same with the child's stderr held (*hold set) until the caller says
+ * whether the connection came up: proxycmd_hold_end(hold, true) shows what
+ * was held and lets the rest through; false drops it all (ssh's own try,
+ * which follows a failed one, prints its proxy's words again). */
+struct proxycmd_hold;
+int proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
+    char *err, size_t errlen);
+void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
 
 /* ---- AWS SSM detection (pure) ------------------------------------------ */
 

@@ -245,10 +245,12 @@ session_connect_one(void *arg)
 	};
 	struct fscp_stream st;
 
+	struct proxycmd_hold *hold = NULL;
+
 	if (j->proxy != NULL) {
 		pid_t pid = 0;
 
-		p.proxy_fd = proxycmd_spawn(j->proxy, &pid, j->err, sizeof(j->err));
+		p.proxy_fd = proxycmd_spawn_held(j->proxy, &pid, &hold, j->err, sizeof(j->err));
 		pthread_mutex_lock(&j->batch->lock);
 		j->pid = pid;
 		if (j->batch->stop && pid > 0)
@@ -269,6 +271,9 @@ session_connect_one(void *arg)
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
 out:
+	/* A connection that came up shows what its proxy said; a failed one's
+	 * words come again from ssh's own try (or -v says why it failed). */
+	proxycmd_hold_end(hold, j->rc == SSHCONN_OK);
 	pthread_mutex_lock(&j->batch->lock);
 	j->done = true;
 	j->ready_s = clock_now() - j->batch->t0;
@@ -961,6 +966,9 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 				    true);
 		}
 		if (n > 0) {
+			/* No ssh runs for this host: its warnings are ours to say. */
+			if (cfg->warnings != NULL)
+				fputs(cfg->warnings, stderr);
 			s->route = d.kind;
 			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
 			s->bypass_direct = direct ? xstrdup(direct) : NULL;

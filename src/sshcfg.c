@@ -261,6 +261,7 @@ sshcfg_free(struct sshcfg *c)
 	free(c->controlpersist);
 	free(c->knownhostscommand);
 	free(c->revokedhostkeys);
+	free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -314,6 +315,9 @@ sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
 	}
 	*out = po.out;
 	po.out = NULL;
+	/* What ssh said on the way (warnings such as a missing -i file). */
+	if (err != NULL && errlen > 0 && po.err != NULL)
+		snprintf(err, errlen, "%s", po.err);
 	proc_output_free(&po);
 	return 0;
 }
@@ -356,6 +360,8 @@ sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
 		return -1;
 	}
 	free(text);
+	if (err != NULL && err[0] != '\0')
+		cfg->warnings = xstrdup(err);
 	/* ssh expands "~" with the passwd home, not $HOME. */
 	pw = getpwuid(getuid());
 	sshcfg_expand_tilde(cfg, pw != NULL ? pw->pw_dir : getenv("HOME"));

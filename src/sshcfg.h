@@ -69,6 +69,8 @@ struct sshcfg {
 	bool verifyhostkeydns;	/* yes or ask */
 	char *knownhostscommand;	/* NULL when none */
 	char *revokedhostkeys;	/* NULL when none */
+	char *warnings;		/* what ssh -G said on stderr (e.g. a missing -i
+				   file): a route with no ssh says it for ssh */
 };
 
 /* Parse the text ssh -G printed into cfg (zeroed first, then ssh's
@@ -84,7 +86,8 @@ int sshcfg_parse(const char *text, struct sshcfg *cfg);
 int sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
     int port, struct sshcfg *cfg, char *err, size_t errlen);
 /* Lower level: run argv (argv[0] searched in PATH), collect stdout into a
- * NUL-terminated malloc'd *out; stderr goes to err on failure. */
+ * NUL-terminated malloc'd *out; stderr goes to err (ssh's message on
+ * failure, its warnings on success). */
 int sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen);
 /* Replace a leading "~/" (or a lone "~") in identity and known-hosts files
  * with home. */

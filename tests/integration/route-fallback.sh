@@ -130,4 +130,23 @@ route_expect "$name" fresh "4 fresh connections"
 route_check "$name" "four logins for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 4
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
+# 4. What ssh would say, said once, on a bypass: a missing -i file (ssh -G's
+# warning; no ssh runs on the fresh route), a ProxyJump that cannot
+# resolve (the bypass's proxy and the fallback's ssh would both say it), a
+# -S program that does not exist (its name, as scp's perror; -S takes the
+# standard route).
+export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
+route_compare --name "bypass: -i missing file, ssh's warning once" --setup setup --expect-rc 0 -- \
+	-i "$FSCP_WORK/no-such-key" src/mid.bin fscp-test:dst/
+route_compare --name "bypass: -J that cannot resolve, its error once" --setup setup --expect-rc 255 -- \
+	-J 'a b c' src/mid.bin fscp-test:dst/
+# scp's own status there races its dead child (255 "Connection closed" or 1
+# "lost connection"): fscp's first line is checked, as scp's perror says it.
+name="bypass: -S missing program, scp's message"
+(cd "$FSCP_WORK/L" && "$FSCP" -F "$SSH_CONFIG" -S "$FSCP_WORK/no-such-ssh" "$srcdir/README" \
+	fscp-test:dst/ >/dev/null 2>"$FSCP_WORK/s-missing.err")
+route_check "$name" "first line '<program>: No such file or directory'" \
+	test "$(head -1 "$FSCP_WORK/s-missing.err")" = "$FSCP_WORK/no-such-ssh: No such file or directory"
+unset FSCP_ROUTE FSCP_CONNECTIONS
+
 fscp_test_done
