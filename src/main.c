@@ -120,6 +120,29 @@ run_close(struct run *r)
 		log_count_error();
 }
 
+/* A planning step ended as scp ends: what is planned moves first (scp
+ * copies in order), then fatal()'s message and 255, or lostconn()'s 1. */
+static void
+run_planned(struct run *r, enum plan_status st)
+{
+	char msg[1024] = "";
+
+	if (st == PLAN_OK)
+		return;
+	if (r->pl != NULL && plan_fatal_msg(r->pl) != NULL)
+		snprintf(msg, sizeof(msg), "%s", plan_fatal_msg(r->pl));
+	run_close(r);
+	if (r->from_open)
+		(void)session_close(&r->from);
+	if (st == PLAN_LOST) {
+		fputs("lost connection\n", stderr);
+		exit(1);
+	}
+	if (msg[0] != '\0')
+		log_fatal("%s", msg);
+	exit(255);
+}
+
 static bool
 same_str(const char *a, const char *b)
 {
@@ -382,8 +405,10 @@ toremote(struct run *r)
 		}
 		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
-		plan_upload(pl, s.path, t.path, tsbd);
+		enum plan_status ps = plan_upload(pl, s.path, t.path, tsbd);
+
 		operand_free(&s);
+		run_planned(r, ps);
 	}
 	source_close(r);
 	run_close(r);
@@ -456,7 +481,7 @@ tolocal(struct run *r)
 		} else {
 			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
-			plan_download(pl, s.path, dst);
+			run_planned(r, plan_download(pl, s.path, dst));
 		}
 		operand_free(&s);
 	}

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@ struct plan {
 	 * target ask once. */
 	char *target_cache;
 	bool target_cache_dir;
+	char fatal[1024];	/* a fatal error to say after the drain, or "" */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -47,22 +49,19 @@ strcmp_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A status of a synchronous SFTP call; a dead connection ends fscp as it
- * ends scp. */
-static int
-plan_alive(int st)
+/* The connection died under the planning (a synchronous call returned
+ * -1): nothing more is said or planned, and the caller learns it from the
+ * status, as scp learns it from its dead ssh. */
+static bool
+plan_lost(const struct plan *p)
 {
-	if (st < 0)
-		log_fatal("Connection closed");
-	return st;
+	return p->c->dead;
 }
 
-/* Move what is planned, then exit 255 (scp's fatal after earlier files). */
-static void FSCP_NORETURN
-plan_drain_and_die(struct plan *p)
+static enum plan_status
+plan_status_of(const struct plan *p, bool fatal)
 {
-	(void)xfer_run(p->x);
-	exit(255);
+	return plan_lost(p) ? PLAN_LOST : fatal ? PLAN_FATAL : PLAN_OK;
 }
 
 /* struct stat in SFTP terms, so both directions speak one language. */
@@ -101,6 +100,12 @@ plan_free(struct plan *p)
 	free(p);
 }
 
+const char *
+plan_fatal_msg(const struct plan *p)
+{
+	return p->fatal[0] != '\0' ? p->fatal : NULL;
+}
+
 /* ---- remote helpers ----------------------------------------------------- */
 
 char *
@@ -120,7 +125,7 @@ bool
 plan_remote_is_dir(struct sftp_conn *c, const char *path)
 {
 	struct sftp_attrs a;
-	int st = plan_alive(sftp_stat(c, path, true, &a));
+	int st = sftp_stat(c, path, true, &a);
 
 	return st == SSH_FX_OK && (a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) && S_ISDIR(a.perm);
 }
@@ -150,7 +155,7 @@ glob_walk(struct sftp_conn *c, const char *base, const char *rest, struct strv *
 		if (slash == NULL) {
 			struct sftp_attrs a;
 
-			if (plan_alive(sftp_stat(c, next, false, &a)) == SSH_FX_OK)
+			if (sftp_stat(c, next, false, &a) == SSH_FX_OK)
 				strv_push(out, next);
 		} else {
 			glob_walk(c, next, slash, out);
@@ -161,7 +166,7 @@ glob_walk(struct sftp_conn *c, const char *base, const char *rest, struct strv *
 	}
 	struct sftp_dirent *ents;
 	size_t n;
-	int st = plan_alive(sftp_readdir_all(c, *base ? base : ".", &ents, &n));
+	int st = sftp_readdir_all(c, *base ? base : ".", &ents, &n);
 
 	if (st == SSH_FX_OK || st == SSH_FX_BAD_MESSAGE) {
 		struct strv names = { 0 };
@@ -265,7 +270,7 @@ walk_entry(struct plan *p, const struct walk_ops *ops, struct walk_dir *d, const
 
 		r = ops->file(p, d, src, dst, a, kind == WALK_FILE, &o);
 	}
-	if (r != 0)
+	if (r != 0 && !plan_lost(p))
 		log_error("%s", msg);
 	free(msg);
 	return r;
@@ -292,7 +297,7 @@ walk_tree(struct plan *p, const struct walk_ops *ops, const char *src, const cha
 		free(canon);
 		return -1;
 	}
-	while (ops->next(d, &name, &ea, &kind)) {
+	while (!plan_lost(p) && ops->next(d, &name, &ea, &kind)) {
 		char *nsrc = plan_path_join(src, name);
 		char *ndst = plan_path_join(dst, name);
 
@@ -362,18 +367,20 @@ up_enter(struct plan *p, const char **src, const char **dst, char **canon,
 	(void)src;
 	/* scp works on the canonical target path from the top of a tree. */
 	if (top) {
-		if (plan_alive(sftp_realpath(p->c, *dst, canon)) != SSH_FX_OK) {
-			log_error("upload \"%s\": path canonicalization failed", *dst);
+		if (sftp_realpath(p->c, *dst, canon) != SSH_FX_OK) {
+			if (!plan_lost(p))
+				log_error("upload \"%s\": path canonicalization failed", *dst);
 			return -1;
 		}
 		*dst = *canon;
 	}
-	if (plan_alive(sftp_mkdir(p->c, *dst, &ma)) != SSH_FX_OK) {
+	if (sftp_mkdir(p->c, *dst, &ma) != SSH_FX_OK) {
 		struct sftp_attrs da;
 
-		r = plan_alive(sftp_stat(p->c, *dst, true, &da));
+		r = sftp_stat(p->c, *dst, true, &da);
 		if (r != SSH_FX_OK) {
-			log_error("stat remote: %s", sftp_status_text((uint32_t)r));
+			if (!plan_lost(p))
+				log_error("stat remote: %s", sftp_status_text((uint32_t)r));
 			return -1;
 		}
 		if (!S_ISDIR(da.perm)) {
@@ -499,7 +506,7 @@ plan_target_is_dir(struct plan *p, const char *path)
 	return p->target_cache_dir;
 }
 
-void
+enum plan_status
 plan_upload(struct plan *p, const char *src, const char *targ, bool target_should_be_dir)
 {
 	struct stat st;
@@ -509,15 +516,19 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 	int r;
 
 	if (stat(src, &st) != 0) {
-		int e = errno;
-
-		(void)xfer_run(p->x);
-		log_fatal("stat local \"%s\": %s", src, strerror(e));
+		/* scp's fatal, said after what is planned has moved. */
+		snprintf(p->fatal, sizeof(p->fatal), "stat local \"%s\": %s", src, strerror(errno));
+		return PLAN_FATAL;
 	}
 	attrs_from_stat(&a, &st);
 	filename = operand_basename(src);
 	target = plan_remote_path(targ);
 	target_is_dir = plan_target_is_dir(p, target);
+	if (plan_lost(p)) {
+		free(target);
+		free(filename);
+		return PLAN_LOST;
+	}
 	if (target_should_be_dir && !target_is_dir) {
 		struct sftp_attrs ma = {
 			.flags = SSH_FILEXFER_ATTR_PERMISSIONS,
@@ -528,7 +539,9 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 		if (r != SSH_FX_OK) {
 			if (r >= 0)
 				log_error("remote mkdir \"%s\": %s", target, sftp_status_text((uint32_t)r));
-			plan_drain_and_die(p);
+			free(target);
+			free(filename);
+			return plan_status_of(p, true);
 		}
 		p->target_cache_dir = true;
 		target_is_dir = true;
@@ -538,7 +551,7 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 		char *msg = xasprintf("failed to upload directory %s to %s", src, targ);
 		struct xfer_group *g = xfer_group_new(p->x, msg);
 
-		if (walk_tree(p, &upload_ops, src, abs_dst, &a, g, 0) != 0) {
+		if (walk_tree(p, &upload_ops, src, abs_dst, &a, g, 0) != 0 && !plan_lost(p)) {
 			log_error("%s", msg);
 			xfer_group_said(g);
 		}
@@ -554,6 +567,7 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 	free(abs_dst);
 	free(target);
 	free(filename);
+	return plan_status_of(p, false);
 }
 
 /* ---- downloads: the remote READDIR backend ------------------------------------------ */
@@ -593,12 +607,13 @@ down_open(struct plan *p, const char *src, const char *dst)
 {
 	struct walk_dir *d = xcalloc(1, sizeof(*d));
 	struct stat dst_st;
-	int st = plan_alive(sftp_readdir_all(p->c, src, &d->down.ents, &d->down.n));
+	int st = sftp_readdir_all(p->c, src, &d->down.ents, &d->down.n);
 
 	if (st == SSH_FX_BAD_MESSAGE) {
 		log_error("%s: server sent an invalid file name", src);
 	} else if (st != SSH_FX_OK) {
-		log_error("%s: Failed to get directory contents", src);
+		if (!plan_lost(p))
+			log_error("%s: Failed to get directory contents", src);
 		free(d);
 		return NULL;
 	}
@@ -634,10 +649,12 @@ down_close(struct walk_dir *d)
 static int
 down_follow(struct plan *p, const char *src, struct sftp_attrs *a)
 {
-	int st = plan_alive(sftp_stat(p->c, src, true, a));
+	int st = sftp_stat(p->c, src, true, a);
 
 	if (st == SSH_FX_OK && S_ISREG(a->perm))
 		return 0;
+	if (plan_lost(p))
+		return -1;
 	if (st != SSH_FX_OK)
 		log_error("stat remote: %s", sftp_status_text((uint32_t)st));
 	else
@@ -678,7 +695,7 @@ static const struct walk_ops download_ops = {
 
 /* ---- downloads: scp's sink_sftp() --------------------------------------------------- */
 
-void
+enum plan_status
 plan_download(struct plan *p, const char *src, const char *dst)
 {
 	struct strv matches = { 0 };
@@ -709,7 +726,9 @@ plan_download(struct plan *p, const char *src, const char *dst)
 		struct sftp_attrs a;
 		char *filename, *abs_dst;
 
-		if (plan_alive(sftp_stat(p->c, m, true, &a)) != SSH_FX_OK) {
+		if (sftp_stat(p->c, m, true, &a) != SSH_FX_OK) {
+			if (plan_lost(p))
+				break;
 			log_error("%s: %s", src, strerror(ENOENT));
 			continue;
 		}
@@ -732,4 +751,5 @@ plan_download(struct plan *p, const char *src, const char *dst)
 out:
 	strv_free(&matches);
 	free(abs_src);
+	return plan_status_of(p, false);
 }

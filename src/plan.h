@@ -21,16 +21,23 @@ struct xfer;
 struct plan *plan_new(struct xfer *x, struct sftp_conn *c, bool recursive, bool preserve);
 void plan_free(struct plan *p);
 
-/* scp's source_sftp(): one local source to the remote target.  Errors are
- * reported and counted (log_errors()); fatal ones move what is already
- * planned first, then exit 255 as scp does. */
-void plan_upload(struct plan *p, const char *src, const char *target,
+/* How a planning step ended.  Errors are reported and counted
+ * (log_errors()) either way; FATAL is scp's fatal() (the caller moves what
+ * is planned, then exits 255); LOST: the connection died (scp's "lost
+ * connection"), and nothing more was said. */
+enum plan_status { PLAN_OK, PLAN_FATAL, PLAN_LOST };
+
+/* The fatal error a step ended with, to be said once what was planned
+ * before it has moved (scp says it after those files), or NULL. */
+const char *plan_fatal_msg(const struct plan *p);
+/* scp's source_sftp(): one local source to the remote target. */
+enum plan_status plan_upload(struct plan *p, const char *src, const char *target,
     bool target_should_be_dir);
 /* scp's sink_sftp(): one remote source (glob allowed) to the local dst. */
-void plan_download(struct plan *p, const char *src, const char *dst);
+enum plan_status plan_download(struct plan *p, const char *src, const char *dst);
 
-/* ---- remote helpers: synchronous on c; a dead c is fatal ("Connection
- * closed", exit 255), as in scp. */
+/* ---- remote helpers: synchronous on c; on a dead c they find nothing
+ * (c->dead tells). */
 
 /* dir + "/" + name, with no doubled '/' ("" + name is name). */
 char *plan_path_join(const char *dir, const char *name);
