@@ -2,7 +2,8 @@
 # fscp never runs scp: in a private mount namespace where /usr/bin/scp is
 # /bin/false (bind-mounted over it, for the client and the test sshd alike),
 # -O up, down and -r -p, fscp as the remote -t/-f, -O remote to remote (-3),
-# -R, and a local -r -p copy must all succeed.  The remote side is fscp (the
+# SFTP remote to remote (-3) and -r -p, -R, and a local -r -p copy must all
+# succeed.  The remote side is fscp (the
 # -S wrapper of legacy-lib.sh): the remote /usr/bin/scp is gone too.
 # SKIP (77) with the reason where the namespace cannot be made.
 if [ -z "${FSCP_NO_SCP_NS:-}" ]; then
@@ -78,6 +79,10 @@ fresh
 check "-O -r -p download" "$H/src" dst/src times -- $FS -O -r -p "fscp-test:$H/src" dst/
 fresh
 check "-O -3 -r remote to remote" "$H/src" "$H/dst/src" "" -- $FS -O -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
+fresh
+check "-3 -r remote to remote over SFTP" "$H/src" "$H/dst/src" "" -- "$FSCP" -F "$SSH_CONFIG" -3 -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
+fresh
+check "-r -p upload over SFTP" src "$H/dst/src" times -- "$FSCP" -F "$SSH_CONFIG" -r -p src "fscp-test:$H/dst/"
 fresh
 check "-R (remote fscp, SFTP)" "$H/src/sub" "$H/dst/sub" "" -- env REMOTE_SCP_ARGS="-F $SSH_CONFIG" $FS -R -r "fscp-test:$H/src/sub" "fscp-test2:$H/dst/"
 fresh
