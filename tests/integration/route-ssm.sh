@@ -205,6 +205,28 @@ route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/b
 route_expect "$name" ssm-direct "direct address presents the instance's host key"
 unset FSCP_SSM_DIRECT
 
+# One SSM session's proxy (the simulator behind the fake CLI) killed in the
+# middle of a 3-session copy: the other two finish its pieces, exit 0.
+name="ssm-parallel: one session's proxy killed mid-copy, the others finish"
+mkdir -p "$FSCP_WORK/pk"
+head -c $((6 << 20)) /dev/urandom >"$FSCP_WORK/pk/six.bin"
+rm -f "$SSHD_HOME/pk.bin"
+(
+	sleep 2
+	pkill -n -f "ssm-sim 127.0.0.1:$SSHD_PORT\$" 2>/dev/null
+) &
+pk=$!
+export FSCP_CONNECTIONS=3
+(cd "$FSCP_WORK/pk" && timeout -k 5 120 "$FSCP" -F "$SSH_CONFIG" -v -q -l 8000 six.bin "$I_PAR:pk.bin" \
+	</dev/null >/dev/null 2>"$FSCP_WORK/pk/err")
+rc=$?
+unset FSCP_CONNECTIONS
+wait "$pk"
+route_check "$name" "exit 0 (got $rc)" test "$rc" = 0
+route_check "$name" "the copy is whole" cmp -s "$FSCP_WORK/pk/six.bin" "$SSHD_HOME/pk.bin"
+route_check "$name" "-v says a connection failed and another took over" \
+	bash -c "grep -q 'connection [0-9]* failed' '$FSCP_WORK/pk/err' && grep -q 'takes over' '$FSCP_WORK/pk/err'"
+
 # A changed host key on every bypass route: refused, nothing copied, the same
 # messages and status as scp (ssh's warning from the standard route fscp
 # falls back to).  The key on record for these instances is another one.
