@@ -10,6 +10,7 @@
 #include "xfer.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,7 +360,24 @@ struct xl_run {
 	unsigned to_ctl;		/* outstanding on the target, not WRITEs */
 	struct xl_file files[XL_WINDOW];
 	unsigned window, nactive;
+	char fatal[256];		/* scp's fatal() message that ends the run, or "" */
 };
+
+/* End the run with scp's fatal() message (said by the caller). */
+static void
+xl_fatal(struct xl_run *R, const char *fmt, ...) FSCP_PRINTF(2, 3);
+
+static void
+xl_fatal(struct xl_run *R, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (R->fatal[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(R->fatal, sizeof(R->fatal), fmt, ap);
+	va_end(ap);
+}
 
 static void
 xl_track(struct xl_side *s, uint32_t id, struct xl_file *f, enum xl_op op, uint64_t off,
@@ -374,20 +392,20 @@ xl_track(struct xl_side *s, uint32_t id, struct xl_file *f, enum xl_op op, uint6
 	s->reqs[s->n++] = (struct xl_req){ .id = id, .f = f, .op = op, .off = off, .len = len };
 }
 
-/* The request a reply answers, taken off the list. */
-static struct xl_req
-xl_untrack(struct xl_side *s, uint32_t id)
+/* The request a reply answers, taken off the list; false for a reply to
+ * nothing we sent. */
+static bool
+xl_untrack(struct xl_side *s, uint32_t id, struct xl_req *rq)
 {
-	struct xl_req rq;
 	unsigned i;
 
 	for (i = 0; i < s->n && s->reqs[i].id != id; i++)
 		;
 	if (i == s->n)
-		log_fatal("Unexpected reply %u", id);
-	rq = s->reqs[i];
+		return false;
+	*rq = s->reqs[i];
 	s->reqs[i] = s->reqs[--s->n];
-	return rq;
+	return true;
 }
 
 static void
@@ -550,7 +568,8 @@ xl_on_open(struct xl_run *R, bool source, struct xl_file *f, const struct sftp_r
 		    sftp_status_text(r->status));
 		f->failed = true;
 	} else {
-		log_fatal("Connection closed");
+		xl_fatal(R, "Connection closed");
+		return;
 	}
 	if (f->failed) {
 		xl_file_close(R, f);
@@ -579,10 +598,14 @@ xl_on_data(struct xl_run *R, struct xl_file *f, const struct xl_req *rq,
 		f->eof = true;
 		return;
 	}
-	if (r->type != SSH_FXP_DATA)
-		log_fatal("Expected SSH2_FXP_DATA(%u) packet, got %u", SSH_FXP_DATA, r->type);
-	if (r->data_len > rq->len)
-		log_fatal("Received more data than asked for %u > %u", r->data_len, rq->len);
+	if (r->type != SSH_FXP_DATA) {
+		xl_fatal(R, "Expected SSH2_FXP_DATA(%u) packet, got %u", SSH_FXP_DATA, r->type);
+		return;
+	}
+	if (r->data_len > rq->len) {
+		xl_fatal(R, "Received more data than asked for %u > %u", r->data_len, rq->len);
+		return;
+	}
 	if (r->data_len == 0) {
 		f->eof = true;
 		return;
@@ -599,8 +622,10 @@ xl_on_status(struct xl_run *R, struct xl_file *f, enum xl_op op, const struct sf
 {
 	int st = (int)r->status;
 
-	if (r->type != SSH_FXP_STATUS)
-		log_fatal("Connection closed");
+	if (r->type != SSH_FXP_STATUS) {
+		xl_fatal(R, "Connection closed");
+		return;
+	}
 	if (op == XO_WRITE) {
 		f->nwrites--;
 		R->writes--;
@@ -624,9 +649,14 @@ xl_recv(struct xl_run *R, struct xl_side *s)
 	struct xl_req rq;
 	bool source = s == &R->from;
 
-	if (sftp_recv(s->c, &r) != 0)
-		log_fatal("Connection closed");
-	rq = xl_untrack(s, r.id);
+	if (sftp_recv(s->c, &r) != 0) {
+		xl_fatal(R, "Connection closed");
+		return;
+	}
+	if (!xl_untrack(s, r.id, &rq)) {
+		xl_fatal(R, "Unexpected reply %u", r.id);
+		return;
+	}
 	if (s->ctl != NULL && rq.op != XO_WRITE)
 		(*s->ctl)--;
 	if (rq.op == XO_OPEN) {
@@ -634,8 +664,10 @@ xl_recv(struct xl_run *R, struct xl_side *s)
 	} else if (rq.op == XO_READ) {
 		xl_on_data(R, rq.f, &rq, &r);
 	} else if (source) {
-		if (r.type != SSH_FXP_STATUS)
-			log_fatal("Connection closed");
+		if (r.type != SSH_FXP_STATUS) {
+			xl_fatal(R, "Connection closed");
+			return;
+		}
 		rq.f->from_close = (int)r.status;
 		rq.f->closes_due--;
 	} else {
@@ -683,11 +715,13 @@ xl_limits(struct xl_run *R, uint64_t read_inflight, uint64_t write_inflight)
 
 /* A directory's mode and times, once everything before it is done. */
 static void
-xl_dirfix(struct sftp_conn *to, const struct xl_item *it)
+xl_dirfix(struct xl_run *R, const struct xl_item *it)
 {
-	int st = xl_alive(sftp_setstat(to, it->dst, &it->a));
+	int st = sftp_setstat(R->to.c, it->dst, &it->a);
 
-	if (st != SSH_FX_OK)
+	if (st < 0)
+		xl_fatal(R, "Connection closed");
+	else if (st != SSH_FX_OK)
 		log_error("remote setstat \"%s\": %s", it->dst, sftp_status_text((uint32_t)st));
 }
 
@@ -703,7 +737,7 @@ xl_admit(struct xl_run *R, const struct crossload_plan *pl, size_t next)
 		if (it->kind == XL_DIRFIX) {
 			if (R->nactive > 0)
 				break;
-			xl_dirfix(R->to.c, it);
+			xl_dirfix(R, it);
 			next++;
 			continue;
 		}
@@ -738,25 +772,29 @@ xl_next_side(struct xl_run *R)
 	return to->rtt_ms >= 0 && to->rtt_ms < from->rtt_ms ? &R->to : &R->from;
 }
 
-void
+int
 crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
-    uint64_t read_inflight, uint64_t write_inflight)
+    uint64_t read_inflight, uint64_t write_inflight, char *fatal, size_t fatallen)
 {
 	struct xl_run R = { .p = &pl->p, .from = { .c = from }, .to = { .c = to } };
 	size_t next = 0;
 
 	R.to.ctl = &R.to_ctl;
 	xl_limits(&R, read_inflight, write_inflight);
-	while (next < pl->n || R.nactive > 0) {
+	while ((next < pl->n || R.nactive > 0) && R.fatal[0] == '\0') {
 		next = xl_admit(&R, pl, next);
 		for (unsigned i = 0; i < R.window; i++)
 			xl_file_step(&R, &R.files[i]);
-		if (sftp_flush(from) != 0 || sftp_flush(to) != 0)
-			log_fatal("Connection closed");
+		if (sftp_flush(from) != 0 || sftp_flush(to) != 0) {
+			xl_fatal(&R, "Connection closed");
+			break;
+		}
 		if (R.from.n == 0 && R.to.n == 0)
 			break;	/* cannot happen: a file with nothing due is done */
 		xl_recv(&R, xl_next_side(&R));
 	}
 	free(R.from.reqs);
 	free(R.to.reqs);
+	snprintf(fatal, fatallen, "%s", R.fatal);
+	return R.fatal[0] != '\0' ? -1 : 0;
 }

@@ -14,6 +14,7 @@
 #define FSCP_CROSSLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sftp_conn;
@@ -42,9 +43,11 @@ long long crossload_plan_bytes(const struct crossload_plan *pl);
 /* Copy what was planned, over these connections (the same hosts as the
  * plan's; possibly other connections to them), with at most read_inflight
  * bytes of READs and write_inflight bytes of WRITEs outstanding (0: 8 MiB;
- * the sessions know what their round trips need).  Failures are counted. */
-void crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
-    uint64_t read_inflight, uint64_t write_inflight);
+ * the sessions know what their round trips need).  Failures are counted.
+ * Returns -1 with scp's fatal() message in fatal (a dead connection, a
+ * broken reply) for the caller to say and exit 255 on; else 0. */
+int crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn *to,
+    uint64_t read_inflight, uint64_t write_inflight, char *fatal, size_t fatallen);
 void crossload_plan_free(struct crossload_plan *pl);
 
 #endif

@@ -348,7 +348,19 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	if (grew)
 		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
 		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
-	crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes);
+	char fatal[256];
+
+	if (crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes, fatal,
+	    sizeof(fatal)) != 0) {
+		/* scp's fatal(): both sides are closed (their threads joined)
+		 * before the exit. */
+		crossload_plan_free(pl);
+		source_close(r);
+		xfer_free(r->x);
+		r->x = NULL;
+		(void)session_close(&r->s);
+		log_fatal("%s", fatal);
+	}
 	crossload_plan_free(pl);
 }
 
