@@ -272,6 +272,31 @@ sftp_dirents_free(struct sftp_dirent *d, size_t count)
 	free(d);
 }
 
+/* A listing that never ends must not hang fscp (OpenSSH's client would
+ * read it until memory runs out).  Two bounds: a batch that starts with the
+ * same name as the one before means the server is not moving on, and no
+ * directory gets more than this many entries. */
+#define SFTP_READDIR_MAX_ENTRIES (1u << 22)
+
+/* True when this NAME batch starts as the previous one did; *prev keeps the
+ * first name of the latest batch.  Looks at a copy of the reply's view, so
+ * the caller still reads every entry. */
+static bool
+sftp_batch_repeats(const struct sftp_reply *r, char **prev)
+{
+	struct sftp_reply peek = *r;
+	struct sftp_attrs a;
+	char *first;
+	bool same;
+
+	if (r->count == 0 || sftp_reply_next_name(&peek, &first, NULL, &a) != 0)
+		return false;
+	same = *prev != NULL && strcmp(*prev, first) == 0;
+	free(*prev);
+	*prev = first;
+	return same;
+}
+
 int
 sftp_readdir_all(struct sftp_conn *c, const char *path,
     struct sftp_dirent **out, size_t *count)
@@ -281,8 +306,9 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	uint8_t handle[256];
 	uint32_t hlen;
 	struct sftp_dirent *ents = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, seen = 0;
 	int status = SSH_FX_OK;
+	char *prev_first = NULL;
 
 	*out = NULL;
 	*count = 0;
@@ -301,8 +327,19 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
 		if (sftp_wait(c, id, &r) != 0) {
 			sftp_dirents_free(ents, n);
+			free(prev_first);
 			return -1;
 		}
+		if (r.type == SSH_FXP_NAME && (sftp_batch_repeats(&r, &prev_first) ||
+		    r.count > SFTP_READDIR_MAX_ENTRIES - seen)) {
+			/* Endless: give up on this directory, keep nothing. */
+			sftp_dirents_free(ents, n);
+			ents = NULL;
+			n = 0;
+			status = SSH_FX_FAILURE;
+			break;
+		}
+		seen += r.count;
 		if (r.type == SSH_FXP_STATUS) {
 			if (r.status != SSH_FX_EOF)
 				status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
@@ -310,6 +347,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 		}
 		if (r.type != SSH_FXP_NAME) {
 			sftp_dirents_free(ents, n);
+			free(prev_first);
 			return sftp_fail(c);
 		}
 		for (uint32_t i = 0; i < r.count; i++) {
@@ -318,6 +356,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 
 			if (sftp_reply_next_name(&r, &name, NULL, &a) != 0) {
 				sftp_dirents_free(ents, n);
+				free(prev_first);
 				return sftp_fail(c);
 			}
 			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
@@ -338,6 +377,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 			n++;
 		}
 	}
+	free(prev_first);
 	id = sftp_new_id(c);
 	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, handle, hlen);
 	if (sftp_status_of(c, id) < 0) {

@@ -1,0 +1,144 @@
+#!/bin/bash
+# Hostile and broken SFTP servers (issue 8).  -D runs a program as the SFTP
+# server, with no ssh in between, so tests/tools/hostile-sftp (python3) plays a
+# server that misbehaves in one way per case: names with '/', '..' or an
+# absolute path in READDIR, a 2 GiB packet length, wrong request ids, short,
+# empty or overlong DATA, endless listings, EOF before the announced size, no
+# VERSION, and a server that dies mid-download or mid-upload.
+#
+# For each case fscp (argv[0] "scp") must end within the time limit with the
+# expected exit status and message, leave no server process behind, write
+# nothing outside its target and nothing that looks complete when it is not.
+# /usr/bin/scp -D runs on the same server too; its exit status is asserted
+# where scp ends cleanly, and only printed where scp itself hangs (empty DATA,
+# endless listings) or leaves a wrong file with status 0 (short DATA).
+# No sshd needed.  Exit 99 when python3 is missing.
+set -u
+srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+FSCP=${FSCP:?FSCP must name the fscp binary}
+SCP=${SCP:-/usr/bin/scp}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3) || { echo "HARD ERROR: python3 needed" >&2; exit 99; }
+[ -x "$SCP" ] || { echo "HARD ERROR: $SCP missing" >&2; exit 99; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fscp-hostile.XXXXXX") || exit 99
+trap 'rm -rf "$WORK"' EXIT
+# The server is copied into WORK so its processes are ours alone to look for.
+SERVER=$WORK/hostile-sftp
+cp "$srcdir/tests/tools/hostile-sftp" "$SERVER" && chmod +x "$SERVER" || exit 99
+SIZE=262144
+"$PY" -c "import sys; sys.stdout.buffer.write(bytes((i * 7 + 3) & 255 for i in range($SIZE)))" >"$WORK/pattern" || exit 99
+head -c 300000 /dev/urandom >"$WORK/up.bin"
+passes=0 fails=0 failed=
+
+# Run $1 (fscp or scp) as "scp -D server ARGS" in a fresh WORK/run/a/b/c, so
+# a '../..' escape lands inside WORK/run where the file check sees it.
+# Sets rc, err (stderr text) and files (every file under WORK/run, with size).
+run_side() {
+	local prog=$1 limit=$2
+	shift 2
+	rm -rf "$WORK/run"
+	mkdir -p "$WORK/run/a/b/c/dst"
+	cp "$WORK/up.bin" "$WORK/run/a/b/c/up.bin"
+	rc=0
+	(cd "$WORK/run/a/b/c" && HOSTILE_SFTP=$mode HOSTILE_SFTP_ABS=$WORK/run/abs-escape \
+		HOSTILE_SFTP_SIZE=$SIZE timeout -k 5 "$limit" \
+		bash -c 'exec -a scp "$0" "$@"' "$prog" -D "$SERVER" "$@" \
+		</dev/null >"$WORK/out" 2>"$WORK/err") || rc=$?
+	err=$(cat "$WORK/err")
+	files=$(cd "$WORK/run" && find . -type f ! -path ./a/b/c/up.bin -printf '%P:%s\n' | sort | tr '\n' ' ')
+}
+
+# No process of this test's server may outlive fscp.
+no_leftover_server() {
+	local n=0
+	while pgrep -f "$SERVER" >/dev/null; do
+		n=$((n + 1))
+		[ "$n" -ge 20 ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+fail() {
+	echo "FAIL: $name: $*"
+	fails=$((fails + 1))
+	failed="$failed  $name\n"
+}
+
+# hcase NAME MODE RC ERR FILES [--scp-rc N | --scp-info] -- ARGS...
+#   RC     fscp's exit status; ERR a fixed string its stderr must contain ("" none)
+#   FILES  the exact files left under the run dir ("path:size ..." sorted),
+#          "pattern" meaning dst/f.bin must equal the server's whole file
+#   --scp-rc N   scp must exit N on the same server; --scp-info: print only
+hcase() {
+	name=$1 mode=$2
+	local want_rc=$3 want_err=$4 want_files=$5 scp_rc= scp_info=0
+	shift 5
+	while [ "$1" != -- ]; do
+		case $1 in
+		--scp-rc) scp_rc=$2; shift 2 ;;
+		--scp-info) scp_info=1; shift ;;
+		esac
+	done
+	shift
+	local bad=0 t0=$SECONDS
+	run_side "$FSCP" 30 "$@"
+	local took=$((SECONDS - t0))
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		fail "fscp hung (killed after 30 s)"; bad=1
+	elif [ "$rc" -ne "$want_rc" ]; then
+		fail "fscp exit $rc, want $want_rc; stderr: $err"; bad=1
+	fi
+	if [ -n "$want_err" ] && [[ $err != *"$want_err"* ]]; then
+		fail "stderr lacks '$want_err': $err"; bad=1
+	fi
+	if [ "$want_files" = pattern ]; then
+		if ! cmp -s "$WORK/run/a/b/c/dst/f.bin" "$WORK/pattern" || [ "$files" != "a/b/c/dst/f.bin:$SIZE " ]; then
+			fail "want exactly dst/f.bin with the server's content, have: $files"; bad=1
+		fi
+	elif [ "$files" != "$want_files" ]; then
+		fail "files left: '$files', want '$want_files'"; bad=1
+	fi
+	no_leftover_server || { fail "server process left running"; bad=1; }
+	local fscp_line="fscp exit $rc in ${took}s: ${err//$'\n'/ | }"
+	if [ -n "$scp_rc" ] || [ "$scp_info" = 1 ]; then
+		local lim=30
+		[ "$scp_info" = 1 ] && lim=5
+		run_side "$SCP" "$lim" "$@"
+		# A server scp left hanging ends on its own (EOF or EPIPE).
+		no_leftover_server || { fail "scp's server process left running"; bad=1; }
+		if [ -n "$scp_rc" ] && [ "$rc" -ne "$scp_rc" ]; then
+			fail "scp exit $rc, want $scp_rc (test assumption wrong?)"; bad=1
+		fi
+		fscp_line="$fscp_line; scp: $([ "$rc" -eq 124 ] && echo "hangs (killed after ${lim}s)" || echo "exit $rc, files: $files")"
+	fi
+	[ "$bad" = 0 ] && { echo "ok: $name: $fscp_line"; passes=$((passes + 1)); }
+	return 0
+}
+
+F=a/b/c/dst
+hcase "control: download" good 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
+hcase "control: -r download" good 0 "" "$F/dir/ok.txt:30 " --scp-rc 0 -- -r x:/h/dir dst/
+hcase "control: upload" good 0 "" "" --scp-rc 0 -- up.bin x:/h/up/
+hcase "READDIR names with / .. absolute, -r" names 1 "server sent an invalid file name" "$F/dir/ok.txt:30 " --scp-rc 1 -- -r x:/h/dir dst/
+hcase "READDIR names with / .. absolute, glob" names 0 "" "$F/ok.txt:30 " --scp-info -- 'x:/h/dir/*' dst/
+hcase "packet length 2 GiB" biglen 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
+hcase "wrong id on STAT" badid 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
+hcase "wrong id on READ" badid-read 255 "Unexpected reply" "$F/f.bin:0 " --scp-rc 255 -- x:/h/f.bin dst/
+hcase "DATA longer than asked" longdata 255 "Unexpected reply" "$F/f.bin:0 " --scp-rc 255 -- x:/h/f.bin dst/
+hcase "short DATA" shortdata 1 "file changed during the copy" "$F/f.bin:1000 " --scp-info -- x:/h/f.bin dst/
+hcase "empty DATA forever" emptydata 1 "file changed during the copy" "$F/f.bin:0 " --scp-info -- x:/h/f.bin dst/
+hcase "EOF at half the announced size" eof-early 0 "" "$F/f.bin:$((SIZE / 2)) " --scp-rc 0 -- x:/h/f.bin dst/
+hcase "endless listing, fresh names" endless 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
+hcase "endless listing, same names" endless-same 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
+hcase "no VERSION" noversion 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
+hcase "server dies mid-download" die-read 255 "Connection closed" "$F/f.bin:65536 " --scp-rc 255 -- x:/h/f.bin dst/
+hcase "server dies mid-upload" die-write 255 "Connection closed" "" --scp-rc 255 -- up.bin x:/h/up/
+# scp's own result here depends on timing: mostly 255 "Connection closed" or
+# "Couldn't send packet", sometimes "lost connection" and 1; so print only.
+hcase "server dies mid -r upload" die-write 255 "Connection closed" "" --scp-info -- -r up.bin x:/h/up/
+
+[ "$fails" -gt 0 ] && printf 'failed:\n%b' "$failed"
+echo "$(basename "$0"): $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
