@@ -22,7 +22,7 @@ secs=${FUZZ_SECONDS:-60}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 out=$builddir/fuzz-run
 # The pure modules the harnesses reach; nothing here spawns or connects.
-lib_srcs="log strv args operand sshcfg proxycmd sftp_msg"
+lib_srcs="log strv args operand sshcfg proxycmd sftp_msg sftp"
 
 case $secs in
 '' | *[!0-9]*) echo "make fuzz: FUZZ_SECONDS must be a number of seconds, not '$secs'" >&2; exit 1 ;;

@@ -2,16 +2,18 @@
 # Hostile and broken SFTP servers (issue 8).  -D runs a program as the SFTP
 # server, with no ssh in between, so tests/tools/hostile-sftp (python3) plays a
 # server that misbehaves in one way per case: names with '/', '..' or an
-# absolute path in READDIR, a 2 GiB packet length, wrong request ids, short,
-# empty or overlong DATA, endless listings, EOF before the announced size, no
-# VERSION, and a server that dies mid-download or mid-upload.
+# absolute path in READDIR, a 2 GiB packet length, a string length past its
+# packet, an oversized handle, wrong request ids, short, empty or overlong
+# DATA, endless listings, EOF before the announced size, no VERSION, and a
+# server that dies mid-download or mid-upload.
 #
 # For each case fscp (argv[0] "scp") must end within the time limit with the
 # expected exit status and message, leave no server process behind, write
 # nothing outside its target and nothing that looks complete when it is not.
 # /usr/bin/scp -D runs on the same server too; its exit status is asserted
 # where scp ends cleanly, and only printed where scp itself hangs (empty DATA,
-# endless listings) or leaves a wrong file with status 0 (short DATA).
+# endless listings), leaves a wrong file with status 0 (short DATA), accepts
+# what fscp refuses (a handle over SFTP's 256 bytes) or varies by timing.
 # No sshd needed.  Exit 99 when python3 is missing.
 set -u
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -132,6 +134,9 @@ hcase "empty DATA forever" emptydata 1 "file changed during the copy" "$F/f.bin:
 hcase "EOF at half the announced size" eof-early 0 "" "$F/f.bin:$((SIZE / 2)) " --scp-rc 0 -- x:/h/f.bin dst/
 hcase "endless listing, fresh names" endless 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
 hcase "endless listing, same names" endless-same 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
+hcase "READDIR name length past the packet" badstr 255 "Connection closed" "" --scp-rc 255 -- -r x:/h/dir dst/
+# SFTP limits handles to 256 bytes; fscp refuses a longer one, scp 9.2 uses it.
+hcase "4000-byte handle" bighandle 255 "Connection closed" "" --scp-info -- x:/h/f.bin dst/
 hcase "no VERSION" noversion 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
 hcase "server dies mid-download" die-read 255 "Connection closed" "$F/f.bin:65536 " --scp-rc 255 -- x:/h/f.bin dst/
 hcase "server dies mid-upload" die-write 255 "Connection closed" "" --scp-rc 255 -- up.bin x:/h/up/
