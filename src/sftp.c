@@ -289,12 +289,99 @@ sftp_batch_repeats(const struct sftp_reply *r, char **prev)
 	char *first;
 	bool same;
 
-	if (r->count == 0 || sftp_reply_next_name(&peek, &first, NULL, &a) != 0)
+	if (sftp_reply_next_name(&peek, &first, NULL, &a) != 0)
 		return false;
 	same = *prev != NULL && strcmp(*prev, first) == 0;
 	free(*prev);
 	*prev = first;
 	return same;
+}
+
+/* A directory being read: the entries so far and what to report. */
+struct sftp_listing {
+	struct sftp_dirent *ents;
+	size_t n, cap;
+	int status;
+};
+
+/* Keep the entries of one NAME batch; -1 when it is malformed.  "." and
+ * ".." are dropped; names that are empty or hold a '/' are refused (status
+ * BAD_MESSAGE), as a server must not steer us outside the tree. */
+static int
+sftp_take_batch(struct sftp_reply *r, struct sftp_listing *l)
+{
+	for (uint32_t i = 0; i < r->count; i++) {
+		char *name;
+		struct sftp_attrs a;
+
+		if (sftp_reply_next_name(r, &name, NULL, &a) != 0)
+			return -1;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			free(name);
+			continue;
+		}
+		if (name[0] == '\0' || strchr(name, '/') != NULL) {
+			free(name);
+			l->status = SSH_FX_BAD_MESSAGE;
+			continue;
+		}
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->ents = xrealloc(l->ents, l->cap * sizeof(*l->ents));
+		}
+		l->ents[l->n].name = name;
+		l->ents[l->n].a = a;
+		l->n++;
+	}
+	return 0;
+}
+
+/* READDIR until the listing ends; 0, or -1 when the connection failed. */
+static int
+sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
+    struct sftp_listing *l)
+{
+	struct sftp_reply r;
+	char *prev_first = NULL;
+	size_t seen = 0;
+	int rc = 0;
+
+	for (;;) {
+		uint32_t id = sftp_new_id(c);
+
+		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
+		if (sftp_wait(c, id, &r) != 0) {
+			rc = -1;
+			break;
+		}
+		if (r.type == SSH_FXP_STATUS) {
+			if (r.status != SSH_FX_EOF)
+				l->status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+			break;
+		}
+		if (r.type != SSH_FXP_NAME) {
+			rc = sftp_fail(c);
+			break;
+		}
+		/* An empty batch ends the listing, as in OpenSSH's client
+		 * (waiting for EOF after it could wait forever). */
+		if (r.count == 0)
+			break;
+		if (sftp_batch_repeats(&r, &prev_first) ||
+		    r.count > SFTP_READDIR_MAX_ENTRIES - seen) {
+			/* Endless: give up on this directory, keep nothing. */
+			sftp_dirents_free(l->ents, l->n);
+			*l = (struct sftp_listing){ .status = SSH_FX_FAILURE };
+			break;
+		}
+		seen += r.count;
+		if (sftp_take_batch(&r, l) != 0) {
+			rc = sftp_fail(c);
+			break;
+		}
+	}
+	free(prev_first);
+	return rc;
 }
 
 int
@@ -305,10 +392,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	struct sftp_reply r;
 	uint8_t handle[256];
 	uint32_t hlen;
-	struct sftp_dirent *ents = NULL;
-	size_t n = 0, cap = 0, seen = 0;
-	int status = SSH_FX_OK;
-	char *prev_first = NULL;
+	struct sftp_listing l = { .status = SSH_FX_OK };
 
 	*out = NULL;
 	*count = 0;
@@ -322,69 +406,17 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	hlen = r.handle_len;
 	memcpy(handle, r.handle, hlen);
 
-	for (;;) {
-		id = sftp_new_id(c);
-		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
-		if (sftp_wait(c, id, &r) != 0) {
-			sftp_dirents_free(ents, n);
-			free(prev_first);
-			return -1;
-		}
-		if (r.type == SSH_FXP_NAME && (sftp_batch_repeats(&r, &prev_first) ||
-		    r.count > SFTP_READDIR_MAX_ENTRIES - seen)) {
-			/* Endless: give up on this directory, keep nothing. */
-			sftp_dirents_free(ents, n);
-			ents = NULL;
-			n = 0;
-			status = SSH_FX_FAILURE;
-			break;
-		}
-		seen += r.count;
-		if (r.type == SSH_FXP_STATUS) {
-			if (r.status != SSH_FX_EOF)
-				status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
-			break;
-		}
-		if (r.type != SSH_FXP_NAME) {
-			sftp_dirents_free(ents, n);
-			free(prev_first);
-			return sftp_fail(c);
-		}
-		for (uint32_t i = 0; i < r.count; i++) {
-			char *name;
-			struct sftp_attrs a;
-
-			if (sftp_reply_next_name(&r, &name, NULL, &a) != 0) {
-				sftp_dirents_free(ents, n);
-				free(prev_first);
-				return sftp_fail(c);
-			}
-			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-				free(name);
-				continue;
-			}
-			if (name[0] == '\0' || strchr(name, '/') != NULL) {
-				free(name);
-				status = SSH_FX_BAD_MESSAGE;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				ents = xrealloc(ents, cap * sizeof(*ents));
-			}
-			ents[n].name = name;
-			ents[n].a = a;
-			n++;
-		}
+	if (sftp_read_listing(c, handle, hlen, &l) != 0) {
+		sftp_dirents_free(l.ents, l.n);
+		return -1;
 	}
-	free(prev_first);
 	id = sftp_new_id(c);
 	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, handle, hlen);
 	if (sftp_status_of(c, id) < 0) {
-		sftp_dirents_free(ents, n);
+		sftp_dirents_free(l.ents, l.n);
 		return -1;
 	}
-	*out = ents;
-	*count = n;
-	return status;
+	*out = l.ents;
+	*count = l.n;
+	return l.status;
 }

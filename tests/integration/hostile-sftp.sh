@@ -137,6 +137,8 @@ hcase "endless listing, same names" endless-same 1 "Failed to get directory cont
 hcase "READDIR name length past the packet" badstr 255 "Connection closed" "" --scp-rc 255 -- -r x:/h/dir dst/
 # SFTP limits handles to 256 bytes; fscp refuses a longer one, scp 9.2 uses it.
 hcase "4000-byte handle" bighandle 255 "Connection closed" "" --scp-info -- x:/h/f.bin dst/
+# OpenSSH's client ends a listing at an empty NAME batch; fscp did not, and waited forever.
+hcase "endless listing, empty batches" endless-empty 0 "" "" --scp-rc 0 -- -r x:/h/dir dst/
 hcase "no VERSION" noversion 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
 hcase "server dies mid-download" die-read 255 "Connection closed" "$F/f.bin:65536 " --scp-rc 255 -- x:/h/f.bin dst/
 hcase "server dies mid-upload" die-write 255 "Connection closed" "" --scp-rc 255 -- up.bin x:/h/up/
