@@ -41,8 +41,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)proxycmd_is_ssm(s, NULL);
 	if ((n = proxycmd_jump_parse(s, &hops)) > 0) {
 		for (int i = 0; i < n; i++)
-			if (hops[i].host == NULL || hops[i].host[0] == '\0')
-				abort();
+			if (hops[i].host == NULL || hops[i].host[0] == '\0' ||
+			    (hops[i].port != -1 && (hops[i].port < 1 || hops[i].port > 65535)))
+				abort();	/* ssh refuses such a hop */
 		proxycmd_hops_free(hops, n);
 	} else if (n != -1 || hops != NULL)
 		abort();
