@@ -51,6 +51,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (o.ssh_args.n > 0 && o.ssh_args.v[o.ssh_args.n] != NULL)
 			abort();
+		/* The ranges scp enforces (-P, -l, -X buffer=). */
+		if ((o.port != -1 && (o.port < 1 || o.port > 65535)) ||
+		    o.limit_bps < 0 || o.sftp_buflen > 256 * 1024)
+			abort();
 		check_operands(&o);
 		break;
 	case ARGS_USAGE:

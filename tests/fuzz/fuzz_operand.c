@@ -23,7 +23,8 @@ check_operand(const char *s)
 		return;
 	}
 	if (op.path == NULL || (op.remote && op.host == NULL) ||
-	    (!op.remote && strcmp(op.path, s) != 0))
+	    (!op.remote && strcmp(op.path, s) != 0) ||
+	    (op.port != -1 && (op.port < 1 || op.port > 65535)))
 		abort();
 	if (op.user != NULL)
 		(void)operand_okname(op.user);
