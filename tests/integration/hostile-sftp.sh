@@ -5,7 +5,8 @@
 # absolute path in READDIR, a 2 GiB packet length, a string length past its
 # packet, an oversized handle, wrong request ids, READ replies out of order,
 # short, empty or overlong DATA, endless listings, EOF before the announced
-# size, no VERSION, and a server that dies mid-download or mid-upload.
+# size, a size of 1 TiB, set-id modes and extreme times with -p, no VERSION,
+# and a server that dies mid-download or mid-upload.
 #
 # For each case fscp (argv[0] "scp") must end within the time limit with the
 # expected exit status and message, leave no server process behind, write
@@ -73,14 +74,16 @@ fail() {
 #   FILES  the exact files left under the run dir ("path:size ..." sorted),
 #          "pattern" meaning dst/f.bin must equal the server's whole file
 #   --scp-rc N   scp must exit N on the same server; --scp-info: print only
+#   --stat "MODE ATIME MTIME"  what stat -c '%a %X %Y' must say of dst/f.bin
 hcase() {
 	name=$1 mode=$2
-	local want_rc=$3 want_err=$4 want_files=$5 scp_rc= scp_info=0
+	local want_rc=$3 want_err=$4 want_files=$5 scp_rc= scp_info=0 want_stat=
 	shift 5
 	while [ "$1" != -- ]; do
 		case $1 in
 		--scp-rc) scp_rc=$2; shift 2 ;;
 		--scp-info) scp_info=1; shift ;;
+		--stat) want_stat=$2; shift 2 ;;
 		esac
 	done
 	shift
@@ -91,6 +94,12 @@ hcase() {
 		fail "fscp hung (killed after 30 s)"; bad=1
 	elif [ "$rc" -ne "$want_rc" ]; then
 		fail "fscp exit $rc, want $want_rc; stderr: $err"; bad=1
+	fi
+	# Before the content check below, whose read would move the atime.
+	if [ -n "$want_stat" ]; then
+		local have_stat
+		have_stat=$(stat -c '%a %X %Y' "$WORK/run/a/b/c/dst/f.bin" 2>&1)
+		[ "$have_stat" = "$want_stat" ] || { fail "dst/f.bin mode atime mtime: $have_stat, want $want_stat"; bad=1; }
 	fi
 	if [ -n "$want_err" ] && [[ $err != *"$want_err"* ]]; then
 		fail "stderr lacks '$want_err': $err"; bad=1
@@ -135,6 +144,9 @@ hcase "READ replies out of order" reorder 0 "" pattern --scp-info -- x:/h/f.bin 
 hcase "short DATA" shortdata 1 "file changed during the copy" "$F/f.bin:1000 " --scp-info -- x:/h/f.bin dst/
 hcase "empty DATA forever" emptydata 1 "file changed during the copy" "$F/f.bin:0 " --scp-info -- x:/h/f.bin dst/
 hcase "EOF at half the announced size" eof-early 0 "" "$F/f.bin:$((SIZE / 2)) " --scp-rc 0 -- x:/h/f.bin dst/
+hcase "size announced 1 TiB, file ends at 256 KiB" hugesize 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
+# -p with mode 06777 and extreme times: set-id bits dropped, times as sent (as scp).
+hcase "-p, mode 06777, times 0 and 2^32-1" badattrs 0 "" pattern --stat "777 0 4294967295" --scp-rc 0 -- -p x:/h/f.bin dst/
 hcase "endless listing, fresh names" endless 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
 hcase "endless listing, same names" endless-same 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
 hcase "READDIR name length past the packet" badstr 255 "Connection closed" "" --scp-rc 255 -- -r x:/h/dir dst/
