@@ -4,6 +4,7 @@
 #include "strv.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,23 @@ sftp_close(struct sftp_conn *c)
 	return rc;
 }
 
+/* A server's status as the int these helpers return: -1 means a failed
+ * connection, so a code past INT_MAX (unknown anyway; a hostile server can
+ * send 0xffffffff) becomes INT_MAX, which reads "Unknown status". */
+static int
+sftp_status_int(uint32_t status)
+{
+	return status > INT_MAX ? INT_MAX : (int)status;
+}
+
+/* The same for a STATUS that answers a request wanting data: OK there
+ * is a failure too. */
+static int
+sftp_error_status(uint32_t status)
+{
+	return status == SSH_FX_OK ? SSH_FX_FAILURE : sftp_status_int(status);
+}
+
 /* Send what is queued and wait for the reply with this id (synchronous use). */
 static int
 sftp_wait(struct sftp_conn *c, uint32_t id, struct sftp_reply *r)
@@ -207,7 +225,7 @@ sftp_status_of(struct sftp_conn *c, uint32_t id)
 		return -1;
 	if (r.type != SSH_FXP_STATUS)
 		return sftp_fail(c);
-	return (int)r.status;
+	return sftp_status_int(r.status);
 }
 
 int
@@ -224,7 +242,7 @@ sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs 
 		return SSH_FX_OK;
 	}
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	return sftp_fail(c);
 }
 
@@ -257,7 +275,7 @@ sftp_realpath(struct sftp_conn *c, const char *path, char **out)
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	if (r.type != SSH_FXP_NAME || r.count != 1 ||
 	    sftp_reply_next_name(&r, out, NULL, &a) != 0)
 		return sftp_fail(c);
@@ -356,7 +374,7 @@ sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
 		}
 		if (r.type == SSH_FXP_STATUS) {
 			if (r.status != SSH_FX_EOF)
-				l->status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+				l->status = sftp_error_status(r.status);
 			break;
 		}
 		if (r.type != SSH_FXP_NAME) {
@@ -400,7 +418,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	if (r.type != SSH_FXP_HANDLE)
 		return sftp_fail(c);
 	hlen = r.handle_len;

@@ -2,8 +2,9 @@
 # Hostile and broken SFTP servers (issue 8).  -D runs a program as the SFTP
 # server, with no ssh in between, so tests/tools/hostile-sftp (python3) plays a
 # server that misbehaves in one way per case: names with '/', '..' or an
-# absolute path in READDIR, a 2 GiB packet length, a string length past its
-# packet, an oversized handle, wrong request ids, READ replies out of order,
+# absolute path in READDIR, a 2 GiB packet length, a status code 0xffffffff,
+# a string length past its packet, an oversized handle, wrong request ids,
+# READ replies out of order,
 # short, empty or overlong DATA, endless listings, EOF before the announced
 # size, a size of 1 TiB, set-id modes and extreme times with -p, no VERSION,
 # and a server that dies mid-download or mid-upload.
@@ -149,6 +150,9 @@ hcase "size announced 1 TiB, file ends at 256 KiB" hugesize 0 "" pattern --scp-r
 hcase "-p, mode 06777, times 0 and 2^32-1" badattrs 0 "" pattern --stat "777 0 4294967295" --scp-rc 0 -- -p x:/h/f.bin dst/
 hcase "endless listing, fresh names" endless 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
 hcase "endless listing, same names" endless-same 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
+# A status code past INT_MAX once read as sftp.c's -1 ("connection failed").
+hcase "status code 0xffffffff on STAT" bigstatus 1 "scp: /h/f.bin: No such file or directory" "" --scp-rc 1 -- x:/h/f.bin dst/
+hcase "status code 0xffffffff, -r" bigstatus 1 "scp: /h/dir: No such file or directory" "" --scp-rc 1 -- -r x:/h/dir dst/
 hcase "READDIR name length past the packet" badstr 255 "Connection closed" "" --scp-rc 255 -- -r x:/h/dir dst/
 # SFTP limits handles to 256 bytes; fscp refuses a longer one, scp 9.2 uses it.
 hcase "4000-byte handle" bighandle 255 "Connection closed" "" --scp-info -- x:/h/f.bin dst/
