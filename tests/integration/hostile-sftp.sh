@@ -5,8 +5,9 @@
 # absolute path in READDIR, a 2 GiB packet length, a status code 0xffffffff,
 # a string length past its packet, an oversized handle, wrong request ids,
 # READ replies out of order, short, empty or overlong DATA, endless
-# listings, EOF before the announced size, a size of 1 TiB, set-id modes and extreme times with -p, no VERSION,
-# and a server that dies mid-download or mid-upload.
+# listings, EOF before the announced size, a size of 1 TiB, set-id modes and
+# extreme times with -p, no VERSION, and a server that dies mid-download or
+# mid-upload.
 #
 # For each case fscp (argv[0] "scp") must end within the time limit with the
 # expected exit status and message, leave no server process behind, write
