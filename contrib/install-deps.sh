@@ -24,6 +24,13 @@ valgrind
 procps
 groff-base
 time
+dpkg-dev
+debhelper
+fakeroot
+lintian
+mandoc
+bash-completion
+zsh
 "
 
 missing=""

@@ -271,6 +271,13 @@ args_parse(int argc, char **argv, struct fscp_opts *o)
 	o->ssh_program = "ssh";
 	o->port = -1;
 	o->throughlocal = true;
+	/* Only the whole first word: scp's getopt takes any "--x" for the
+	 * unknown option "-", so no scp command line that works changes
+	 * meaning, and "-- --version" or "a --version" stay operands.  No -V:
+	 * a letter could cluster ("-rV a b" would exit 0 having copied
+	 * nothing) and is OpenSSH's to assign some day. */
+	if (argc > 1 && strcmp(argv[1], "--version") == 0)
+		return ARGS_VERSION;
 
 	while ((c = args_next(argc, argv, &st, o->diag, sizeof(o->diag))) != -1) {
 		switch (c) {
@@ -392,6 +399,19 @@ void
 args_free(struct fscp_opts *o)
 {
 	strv_free(&o->ssh_args);
+}
+
+const char *
+args_progname(const char *argv0)
+{
+	const char *slash;
+
+	if (argv0 == NULL || *argv0 == '\0')
+		return "fscp";
+	slash = strrchr(argv0, '/');
+	if (slash == NULL)
+		return argv0;
+	return slash[1] != '\0' ? slash + 1 : "fscp";
 }
 
 const char *

@@ -13,6 +13,7 @@
 enum args_status {
 	ARGS_OK = 0,
 	ARGS_USAGE = 1,		/* print diag (if any) as "<argv0>: diag\r\n", then usage, exit 1 */
+	ARGS_VERSION = 2,	/* "--version" as the whole first argument: print versions, exit 0 */
 	ARGS_FATAL = 255,	/* print "<argv0>: diag\r\n", exit 255 */
 };
 
@@ -57,6 +58,8 @@ struct fscp_opts {
 };
 
 /* Parse argv as OpenSSH 9.2 scp does (BSD getopt, no permutation, "--").
+ * The one addition: argv[1] exactly "--version" gives ARGS_VERSION (scp
+ * rejects every such command line as "unknown option -- -").
  * argv[0] is the program name.  Operand count is checked too (< 2 without
  * -t/-f is a usage error).  o is reset first; call args_free(o) afterwards
  * whatever the result.  String fields point into argv.  Usage errors with no
@@ -69,6 +72,10 @@ void args_free(struct fscp_opts *o);
  * "scp" for byte-identical output: real scp prints "usage: scp" whatever
  * argv[0] is (checked), unlike its getopt diagnostics, which use argv[0]. */
 const char *args_usage(const char *prog, char *buf, size_t len);
+/* The name the usage text gives: the base name of argv[0], so fscp
+ * installed or linked as "scp" prints scp's usage byte for byte; "fscp"
+ * when argv[0] is missing or empty.  Points into argv0. */
+const char *args_progname(const char *argv0);
 
 /* Helpers with OpenSSH's semantics, shared with operand.c. */
 /* OpenBSD strtonum(): base 10, whole string; *errstr is NULL or one of

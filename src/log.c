@@ -69,6 +69,16 @@ log_error(const char *fmt, ...)
 }
 
 void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(progname, "\r\n", fmt, ap);
+	va_end(ap);
+}
+
+void
 log_fatal(const char *fmt, ...)
 {
 	va_list ap;

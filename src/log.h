@@ -2,7 +2,9 @@
  *
  * scp writes three kinds of message and fscp must match each byte for byte:
  *  - log_error/log_fatal: log.c style, "<argv0>: msg\r\n" (CR LF, as OpenSSH's
- *    log.c does on stderr); fatal exits 255.
+ *    log.c does on stderr); fatal exits 255.  log_warn: the same line,
+ *    not counted, for scp's error() calls after which the file still
+ *    counts as copied.
  *  - log_runerr: scp's run_err(), "msg\n" with no prefix; counts an error.
  *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.
  */
@@ -24,6 +26,7 @@ const char *log_progname(void);
 int log_level(void);
 
 void log_error(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_warn(const char *fmt, ...) FSCP_PRINTF(1, 2);
 void log_fatal(const char *fmt, ...) FSCP_PRINTF(1, 2) FSCP_NORETURN;
 void log_runerr(const char *fmt, ...) FSCP_PRINTF(1, 2);
 void log_verbose(const char *fmt, ...) FSCP_PRINTF(1, 2);

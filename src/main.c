@@ -16,10 +16,13 @@
 #include "bwlimit.h"
 #include "log.h"
 #include "operand.h"
+#include "plan.h"
 #include "progress.h"
+#include "scp_legacy.h"
 #include "session.h"
 #include "sshproc.h"
 #include "strv.h"
+#include "version.h"
 #include "xfer.h"
 
 struct run {
@@ -28,6 +31,8 @@ struct run {
 	struct progress *pm;
 	struct session s;	/* the open one, if x != NULL */
 	struct xfer *x;
+	struct plan *pl;	/* planning onto x, on its first connection */
+	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
 };
 
 /* Hand the whole command to OpenSSH's scp, for what fscp does not do
@@ -56,7 +61,6 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 
 	session_open(&r->s, r->o, host, user, port, bytes, sample);
 	xp.preserve = r->o->preserve;
-	xp.recursive = r->o->recursive;
 	xp.nrequests = r->o->sftp_nrequests;
 	xp.chunk_size = r->s.chunk_size;
 	xp.inflight_bytes = r->s.inflight_bytes;
@@ -64,6 +68,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	xp.bw = r->bw;
 	xp.progress = r->pm;
 	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
+	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
 }
 
 /* The session's connections still coming up, for the engine. */
@@ -84,6 +89,8 @@ run_close(struct run *r)
 {
 	if (r->x == NULL)
 		return;
+	plan_free(r->pl);
+	r->pl = NULL;
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
@@ -109,16 +116,16 @@ same_str(const char *a, const char *b)
 }
 
 /* Reuse the open session for consecutive operands on the same host. */
-static struct xfer *
+static struct plan *
 run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
 {
 	if (r->x != NULL && strcmp(r->s.host, host) == 0 &&
 	    same_str(r->s.user, user) && r->s.port == port)
-		return r->x;
+		return r->pl;
 	run_close(r);
 	run_open(r, host, user, port, bytes, sample);
-	return r->x;
+	return r->pl;
 }
 
 /* Bytes under a local path (following scp's rules loosely: links are
@@ -190,6 +197,31 @@ effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 	return op->port != -1 ? op->port : o->port;
 }
 
+/* A remote source with a remote target: -R runs scp on the source host
+ * (either protocol); -O -3 joins two ssh children.  SFTP through the local
+ * host is still handed over before we get here. */
+static void
+remote_to_remote(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
+{
+	if (s->user != NULL && !operand_okname(s->user)) {
+		fprintf(stderr, "%s: invalid user name\n", s->user);
+		log_count_error();
+		return;
+	}
+	if (!r->o->throughlocal) {
+		/* scp -R passes only a URI's port, not -P. */
+		struct scp_legacy_end from = { s->host, s->user, s->port, s->path };
+		struct scp_legacy_end to = { t->host, t->user, t->port, t->path };
+
+		scp_legacy_remote(&r->legacy, &from, &to);
+	} else if (r->o->legacy) {
+		struct scp_legacy_end from = { s->host, s->user, effective_port(r->o, s), s->path };
+		struct scp_legacy_end to = { t->host, t->user, effective_port(r->o, t), t->path };
+
+		scp_legacy_through_local(&r->legacy, &from, &to);
+	}
+}
+
 static void
 toremote(struct run *r)
 {
@@ -214,13 +246,19 @@ toremote(struct run *r)
 		if (!parse_operand(o->operands[i], &s))
 			continue;
 		if (s.remote) {
-			/* remote to remote is handed over before we get here */
+			remote_to_remote(r, &s, &t);
 			operand_free(&s);
 			continue;
 		}
-		struct xfer *x = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
+		if (o->legacy) {
+			scp_legacy_upload(&r->legacy, t.host, t.user, effective_port(o, &t),
+			    t.path, o->operands[i], bytes);
+			operand_free(&s);
+			continue;
+		}
+		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
-		xfer_upload(x, s.path, t.path, tsbd);
+		plan_upload(pl, s.path, t.path, tsbd);
 		operand_free(&s);
 	}
 	run_close(r);
@@ -286,10 +324,14 @@ tolocal(struct run *r)
 		if (!s.remote) {
 			run_close(r);
 			local_copy(r, o->operands[i], dst);
+			scp_legacy_local_cmd(&r->legacy);
+		} else if (o->legacy) {
+			scp_legacy_download(&r->legacy, s.host, s.user, effective_port(o, &s),
+			    s.path, dst);
 		} else {
-			struct xfer *x = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
+			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
-			xfer_download(x, s.path, dst);
+			plan_download(pl, s.path, dst);
 		}
 		operand_free(&s);
 	}
@@ -301,15 +343,9 @@ needs_scp(const struct fscp_opts *o, const char **why)
 {
 	bool target_remote = operand_colon(o->operands[o->noperands - 1]) != NULL;
 
-	if (o->server_to || o->server_from) {
-		*why = "server mode (-t/-f)";
-		return true;
-	}
-	if (o->legacy) {
-		*why = "legacy protocol (-O)";
-		return true;
-	}
-	if (!target_remote)
+	/* -O, -t/-f and -R are native (scp_legacy); SFTP remote to remote
+	 * through the local host is not yet. */
+	if (!target_remote || o->legacy || !o->throughlocal)
 		return false;
 	for (int i = 0; i < o->noperands - 1; i++) {
 		if (operand_colon(o->operands[i]) != NULL) {
@@ -347,6 +383,12 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 
 	st = args_parse(argc, argv, &o);
+	if (st == ARGS_VERSION) {
+		char text[512];
+
+		fputs(version_text(text, sizeof(text)), stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
 	if (st == ARGS_FATAL) {
 		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
 		exit(255);
@@ -354,15 +396,18 @@ main(int argc, char **argv)
 	if (st == ARGS_USAGE) {
 		if (o.diag[0] != '\0')
 			fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		fputs(args_usage("fscp", usage, sizeof(usage)), stderr);
+		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
+	if (o.server_to || o.server_from)
+		exit(scp_legacy_server(&o));
 	if (needs_scp(&o, &why))
 		delegate_to_scp(argv, why);
 
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);
+	scp_legacy_init(&r.legacy, &o, r.pm, r.bw);
 	if (operand_colon(o.operands[o.noperands - 1]) != NULL) {
 		toremote(&r);
 	} else {
@@ -370,6 +415,7 @@ main(int argc, char **argv)
 			verifydir(o.operands[o.noperands - 1]);
 		tolocal(&r);
 	}
+	scp_legacy_finish(&r.legacy);
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);

@@ -102,8 +102,8 @@ format_rate(char *buf, size_t sz, long long bytes)
 
 /* Encodings in which OpenSSH recovers from bad bytes by escaping them;
  * in any other it stops printing the name at the first problem. */
-static bool
-locale_is_safe(void)
+bool
+progress_locale_is_safe(void)
 {
 	const char *cs = nl_langinfo(CODESET);
 	static const char *const ok[] = { "UTF-8", "US-ASCII",
@@ -137,11 +137,11 @@ format_name(char *dst, size_t maxsz, int width, const char *name)
 
 		if (len == (size_t)-1 || len == (size_t)-2) {
 			memset(&mbs, 0, sizeof(mbs));
-			if (!locale_is_safe())
+			if (!progress_locale_is_safe())
 				break;
 			len = 1;
 			w = -1;
-		} else if ((w = wcwidth(wc)) == -1 && !locale_is_safe()) {
+		} else if ((w = wcwidth(wc)) == -1 && !progress_locale_is_safe()) {
 			break;
 		}
 		if (w >= 0) {

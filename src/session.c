@@ -830,20 +830,31 @@ session_env_int(const char *name)
 	return (int)n;
 }
 
-void
-session_open(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, const char *sample)
+/* What the route decision needs to know about host, gathered: ssh -G's
+ * answer (kept in s->cfg), a live master, SSM, a direct address (probed).
+ * Then route_decide().  The caller frees *direct and, when in->ssm,
+ * proxycmd_ssm_free(ssm). */
+struct session_facts {
+	struct route_input in;
+	struct route_decision d;
+	struct proxycmd_ssm ssm;
+	char *direct;
+	char why[512];
+};
+
+static void
+session_decide(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, struct session_facts *f)
 {
 	struct route_input in = { .bytes = bytes };
-	struct route_decision d;
 	struct sshcfg *cfg = NULL;
 	struct proxycmd_ssm ssm = { 0 };
-	char err[512], why[512] = "";
-	char *proxy = NULL, *direct = NULL;
-	bool compress;
+	char err[512], *why = f->why;
+	char *direct = NULL;
 	const char *force = getenv("FSCP_ROUTE");
 
 	memset(s, 0, sizeof(*s));
+	why[0] = '\0';
 	s->host = xstrdup(host);
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
@@ -884,7 +895,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	}
 	if (in.ssm_via_jump) {
 		/* The direct address would be the jump host's, not the target's. */
-		snprintf(why, sizeof(why), "the SSM host is the jump host");
+		snprintf(why, sizeof(f->why), "the SSM host is the jump host");
 		in.direct_why = why;
 	} else if (in.ssm) {
 		const char *whyp = NULL;
@@ -908,19 +919,39 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 				char *msg = xasprintf("direct address %s refused: %s", addr,
 				    session_one_line(perr));
 
-				snprintf(why, sizeof(why), "%s", msg);
+				snprintf(why, sizeof(f->why), "%s", msg);
 				free(msg);
 				in.direct_why = why;
 			}
 			free(addr);
 		} else if (whyp != NULL) {
-			snprintf(why, sizeof(why), "%s", whyp);
+			snprintf(why, sizeof(f->why), "%s", whyp);
 			in.direct_why = why;
 		}
 	}
-	route_decide(&in, &d);
-	log_verbose("route %s: %s", route_name(d.kind), d.reason);
+	route_decide(&in, &f->d);
+	log_verbose("route %s: %s", route_name(f->d.kind), f->d.reason);
+	f->in = in;
+	f->ssm = ssm;
+	f->direct = direct;
+}
 
+void
+session_open(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample)
+{
+	struct session_facts f;
+	struct route_input in;
+	struct route_decision d;
+	struct sshcfg *cfg;
+	char *proxy = NULL, *direct;
+	bool compress;
+
+	session_decide(s, o, host, user, port, bytes, &f);
+	in = f.in;
+	d = f.d;
+	cfg = s->cfg;
+	direct = f.direct;
 	if (d.kind != ROUTE_STANDARD && cfg != NULL) {
 		int n;
 
@@ -973,7 +1004,117 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	free(proxy);
 	free(direct);
 	if (in.ssm)
-		proxycmd_ssm_free(&ssm);
+		proxycmd_ssm_free(&f.ssm);
+}
+
+/* A legacy stream on a bypass: the exec channel, and the connection (and
+ * proxy) it alone uses. */
+struct session_exec {
+	struct fscp_stream ch;
+	struct session s;	/* host, user, cfg */
+	struct sshconn *ssh;
+	pid_t proxy_pid;
+};
+
+static ssize_t
+session_exec_read(void *ctx, void *buf, size_t n)
+{
+	struct session_exec *x = ctx;
+
+	return x->ch.ops->read(x->ch.ctx, buf, n);
+}
+
+static ssize_t
+session_exec_write(void *ctx, const void *buf, size_t n)
+{
+	struct session_exec *x = ctx;
+
+	return x->ch.ops->write(x->ch.ctx, buf, n);
+}
+
+static int
+session_exec_close(void *ctx)
+{
+	struct session_exec *x = ctx;
+	int rc = x->ch.ops->close(x->ch.ctx);
+
+	sshconn_close(x->ssh);
+	session_reap(x->proxy_pid);
+	(void)session_close(&x->s);
+	free(x);
+	return rc;
+}
+
+static const struct fscp_stream_ops session_exec_ops = {
+	.read = session_exec_read,
+	.write = session_exec_write,
+	.close = session_exec_close,
+};
+
+/* One libssh connection for x, through the host's proxy (not for a
+ * direct SSM address); false with the reason in err. */
+static bool
+session_exec_connect(struct session_exec *x, const struct fscp_opts *o,
+    const struct session_facts *f, const char *cmd, char *err, size_t errlen)
+{
+	struct sshconn_params p = {
+		.cfg = x->s.cfg, .proxy_fd = -1, .connect_host = f->direct,
+		.compress = o->compress || x->s.cfg->compression, .may_prompt = false,
+	};
+	char *proxy = f->d.kind == ROUTE_SSM_DIRECT ? NULL : session_proxy_command(o, x->s.cfg);
+
+	if (proxy != NULL) {
+		p.proxy_fd = proxycmd_spawn(proxy, &x->proxy_pid, err, errlen);
+		free(proxy);
+		if (p.proxy_fd < 0)
+			return false;
+	}
+	if (sshconn_open(&p, &x->ssh, err, errlen) != SSHCONN_OK)
+		return false;
+	if (sshconn_exec_stream(x->ssh, cmd, &x->ch, err, errlen) != SSHCONN_OK) {
+		sshconn_close(x->ssh);
+		x->ssh = NULL;
+		return false;
+	}
+	return true;
+}
+
+int
+session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
+    int port, long long bytes, const char *cmd, struct fscp_stream *out)
+{
+	struct session_exec *x = xcalloc(1, sizeof(*x));
+	struct session_facts f;
+	char err[512] = "";
+	bool ok = false;
+
+	session_decide(&x->s, o, host, user, port, bytes, &f);
+	/* The legacy protocol is one stream: only a route that is faster with
+	 * one connection pays (a fresh one beside a busy master, a direct
+	 * path around SSM).  A master with the size unknown stays. */
+	if (x->s.cfg != NULL && !f.d.grow &&
+	    (f.d.kind == ROUTE_FRESH || f.d.kind == ROUTE_SSM_DIRECT)) {
+		ok = session_exec_connect(x, o, &f, cmd, err, sizeof(err));
+		if (!ok)
+			log_verbose("bypass failed: %s; falling back to the standard route",
+			    err[0] ? session_one_line(err) : "connection failed");
+	} else if (f.d.kind != ROUTE_STANDARD) {
+		log_verbose("route standard: the legacy protocol has one stream");
+	}
+	free(f.direct);
+	if (f.in.ssm)
+		proxycmd_ssm_free(&f.ssm);
+	if (!ok) {
+		session_reap(x->proxy_pid);
+		(void)session_close(&x->s);
+		free(x);
+		return -1;
+	}
+	log_verbose("legacy protocol over a libssh exec channel: %s", cmd);
+	out->ops = &session_exec_ops;
+	out->ctx = x;
+	out->desc = "libssh exec channel";
+	return 0;
 }
 
 bool

@@ -43,6 +43,13 @@ struct session {
  * NULL).  Exits 255 like scp when even the standard route cannot start. */
 void session_open(struct session *s, const struct fscp_opts *o, const char *host,
     const char *user, int port, long long bytes, const char *sample);
+/* The legacy protocol's one stream to host, running cmd, over a libssh
+ * exec channel when the route for about bytes (-1 unknown) is one a single
+ * fresh connection beats ssh on (fresh beside a live master, ssm-direct).
+ * 0 and *out set; -1 when ssh should carry it (-v says why). */
+struct fscp_stream;
+int session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
+    int port, long long bytes, const char *cmd, struct fscp_stream *out);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  s->conns may move either way: read it again afterwards. */

@@ -146,6 +146,18 @@ parse_line(struct sshcfg *c, const char *key, const char *v, bool *have_hostname
 		set_str(&c->localcommand, dup_or_none(v));
 	else if (strcmp(key, "proxyusefdpass") == 0)
 		c->proxyusefdpass = parse_bool(v);
+	else if (strcmp(key, "checkhostip") == 0)
+		c->checkhostip = parse_bool(v);
+	else if (strcmp(key, "hashknownhosts") == 0)
+		c->hashknownhosts = parse_bool(v);
+	else if (strcmp(key, "nohostauthenticationforlocalhost") == 0)
+		c->nohostauthenticationforlocalhost = parse_bool(v);
+	else if (strcmp(key, "verifyhostkeydns") == 0)
+		c->verifyhostkeydns = parse_bool(v) || strcmp(v, "ask") == 0;
+	else if (strcmp(key, "knownhostscommand") == 0)
+		set_str(&c->knownhostscommand, dup_or_none(v));
+	else if (strcmp(key, "revokedhostkeys") == 0)
+		set_str(&c->revokedhostkeys, dup_or_none(v));
 }
 
 int
@@ -194,6 +206,16 @@ sshcfg_has_controlpath(const struct sshcfg *cfg)
 	return cfg != NULL && cfg->controlpath != NULL && cfg->controlpath[0] != '\0';
 }
 
+/* ssh -G prints "none" for an unset HostKeyAlias (kept as NULL); a
+ * hand-built cfg may carry either. */
+const char *
+sshcfg_hostkeyalias(const struct sshcfg *cfg)
+{
+	const char *a = cfg->hostkeyalias;
+
+	return a != NULL && *a != '\0' && strcmp(a, "none") != 0 ? a : NULL;
+}
+
 static void
 expand_tilde_list(struct strv *sv, const char *home)
 {
@@ -240,6 +262,8 @@ sshcfg_free(struct sshcfg *c)
 	free(c->pubkeyacceptedalgorithms);
 	free(c->localcommand);
 	free(c->controlpersist);
+	free(c->knownhostscommand);
+	free(c->revokedhostkeys);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -62,6 +62,13 @@ struct sshcfg {
 	char *controlpersist;	/* as printed ("no", "yes", seconds); NULL if absent */
 	bool proxyusefdpass;
 	int connectionattempts;	/* 1 by default */
+	/* Host key checking beyond the files (see hostkey.h). */
+	bool checkhostip;
+	bool hashknownhosts;
+	bool nohostauthenticationforlocalhost;
+	bool verifyhostkeydns;	/* yes or ask */
+	char *knownhostscommand;	/* NULL when none */
+	char *revokedhostkeys;	/* NULL when none */
 };
 
 /* Parse the text ssh -G printed into cfg (zeroed first, then ssh's
@@ -85,6 +92,8 @@ void sshcfg_expand_tilde(struct sshcfg *cfg, const char *home);
 /* True when ssh would try a ControlMaster socket: ControlPath set (a client
  * with ControlMaster no still uses a live master). */
 bool sshcfg_has_controlpath(const struct sshcfg *cfg);
+/* HostKeyAlias, or NULL when none is set. */
+const char *sshcfg_hostkeyalias(const struct sshcfg *cfg);
 void sshcfg_free(struct sshcfg *cfg);
 
 #endif

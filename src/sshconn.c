@@ -19,11 +19,9 @@
 #include <unistd.h>
 
 #include <libssh/libssh.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include "clock.h"
+#include "hostkey.h"
 #include "log.h"
 #include "strv.h"
 
@@ -33,6 +31,7 @@ struct sshconn {
 	size_t read_buf;
 	char keydesc[160];
 	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
+	bool loopback;		/* connected by TCP to a loopback address */
 };
 
 /* One channel as a stream.  Reads go through buf so that every
@@ -41,6 +40,7 @@ struct sshconn_chan {
 	ssh_channel ch;
 	unsigned char *buf;
 	size_t cap, off, len;
+	bool exec;		/* a command's channel: its stderr is shown */
 };
 
 static void
@@ -145,409 +145,63 @@ tcp_connect(const char *host, int port, int family, int timeout_s,
 	return fd;
 }
 
-/* ---- host keys ------------------------------------------------------ */
-
-/* What the known_hosts files say about (name, key). */
-struct hk_scan {
-	bool ok;		/* an entry with exactly this key */
-	bool revoked;		/* this key is marked @revoked */
-	bool changed;		/* an entry of this key's type with another key */
-	bool other;		/* entries of other key types only */
-	char *off_file;		/* first offending entry (changed) */
-	int off_line;
-	unsigned types;		/* bit per enum ssh_keytypes_e known for name */
-};
-
+/* Is the socket's peer a loopback address?  ssh's CheckHostIP and
+ * NoHostAuthenticationForLocalhost depend on it. */
 static bool
-is_space(char ch)
+peer_is_loopback(int fd)
 {
-	return ch == ' ' || ch == '\t';
-}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
 
-/* Scan one file; key may be NULL (only collect known types). */
-static void
-hk_scan_file(const char *file, const char *name, ssh_key key, struct hk_scan *r)
-{
-	FILE *f = fopen(file, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int lineno = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return false;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
 
-	if (f == NULL)
-		return;		/* missing files are fine, as for ssh */
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		struct ssh_knownhosts_entry *e = NULL;
-		char *p = line;
-		bool revoked = false;
-
-		lineno++;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		while (is_space(*p))
-			p++;
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (*p == '@') {
-			/* Markers: @revoked counts; @cert-authority needs host
-			 * certificates, which we do not use (ssh would then
-			 * still need a plain entry, so skipping is safe). */
-			if (strncmp(p, "@revoked", 8) != 0 || !is_space(p[8]))
-				continue;
-			revoked = true;
-			p += 8;
-			while (is_space(*p))
-				p++;
-		}
-		if (ssh_known_hosts_parse_line(name, p, &e) != SSH_OK || e == NULL) {
-			ssh_knownhosts_entry_free(e);
-			continue;
-		}
-		if (e->publickey == NULL) {
-			ssh_knownhosts_entry_free(e);
-			continue;
-		}
-		if (revoked) {
-			if (key != NULL && ssh_key_cmp(e->publickey, key, SSH_KEY_CMP_PUBLIC) == 0)
-				r->revoked = true;
-			ssh_knownhosts_entry_free(e);
-			continue;
-		}
-		if ((unsigned)ssh_key_type(e->publickey) < 32)
-			r->types |= 1u << ssh_key_type(e->publickey);
-		if (key != NULL) {
-			if (ssh_key_cmp(e->publickey, key, SSH_KEY_CMP_PUBLIC) == 0) {
-				r->ok = true;
-			} else if (ssh_key_type(e->publickey) == ssh_key_type(key)) {
-				if (!r->changed) {
-					r->off_file = xstrdup(file);
-					r->off_line = lineno;
-				}
-				r->changed = true;
-			} else {
-				r->other = true;
-			}
-		}
-		ssh_knownhosts_entry_free(e);
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
 	}
-	free(line);
-	fclose(f);
-}
+	if (ss.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)&ss)->sin6_addr;
 
-static void
-hk_scan_all(const struct sshcfg *cfg, const char *name, ssh_key key, struct hk_scan *r)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->userknownhostsfiles.n; i++)
-		hk_scan_file(cfg->userknownhostsfiles.v[i], name, key, r);
-	for (i = 0; i < cfg->globalknownhostsfiles.n; i++)
-		hk_scan_file(cfg->globalknownhostsfiles.v[i], name, key, r);
-}
-
-/* ssh -G prints "none" for an unset HostKeyAlias; accept either form. */
-static bool
-has_alias(const struct sshcfg *cfg)
-{
-	return cfg->hostkeyalias != NULL && *cfg->hostkeyalias != '\0' &&
-	    strcmp(cfg->hostkeyalias, "none") != 0;
-}
-
-/* The name ssh looks keys up under: HostKeyAlias as is, else the host,
- * in brackets with the port when the port is not 22. */
-static char *
-hk_lookup_name(const struct sshcfg *cfg)
-{
-	if (has_alias(cfg))
-		return xstrdup(cfg->hostkeyalias);
-	if (cfg->port != 0 && cfg->port != 22)
-		return xasprintf("[%s]:%d", cfg->hostname, cfg->port);
-	return xstrdup(cfg->hostname);
-}
-
-static const char *
-hk_type_label(enum ssh_keytypes_e t)
-{
-	switch (t) {
-	case SSH_KEYTYPE_RSA:
-		return "RSA";
-	case SSH_KEYTYPE_ED25519:
-		return "ED25519";
-	case SSH_KEYTYPE_ECDSA_P256:
-	case SSH_KEYTYPE_ECDSA_P384:
-	case SSH_KEYTYPE_ECDSA_P521:
-		return "ECDSA";
-	default:
-		return ssh_key_type_to_char(t) ? ssh_key_type_to_char(t) : "unknown";
-	}
-}
-
-/* Host key algorithm names that produce a key of type t. */
-static const char *
-hk_algos_for(enum ssh_keytypes_e t)
-{
-	switch (t) {
-	case SSH_KEYTYPE_RSA:
-		return "rsa-sha2-512,rsa-sha2-256,ssh-rsa";
-	case SSH_KEYTYPE_ED25519:
-		return "ssh-ed25519";
-	case SSH_KEYTYPE_ECDSA_P256:
-		return "ecdsa-sha2-nistp256";
-	case SSH_KEYTYPE_ECDSA_P384:
-		return "ecdsa-sha2-nistp384";
-	case SSH_KEYTYPE_ECDSA_P521:
-		return "ecdsa-sha2-nistp521";
-	default:
-		return NULL;
-	}
-}
-
-static bool
-list_has(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *p = list;
-
-	while (p != NULL && *p != '\0') {
-		const char *q = strchr(p, ',');
-		size_t l = q ? (size_t)(q - p) : strlen(p);
-		if (l == wl && strncmp(p, word, l) == 0)
-			return true;
-		p = q ? q + 1 : NULL;
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		    (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	return false;
 }
 
-/* Like ssh: prefer the algorithms whose key types are already known for the
- * host, so a host with several keys shows us one we can check.  Only the
- * order changes; the allowed set stays cfg's (or libssh's default). */
-static char *
-hk_algo_order(const char *allowed, unsigned types)
-{
-	static const char *deflt =
-	    "ssh-ed25519,ecdsa-sha2-nistp521,ecdsa-sha2-nistp384,"
-	    "ecdsa-sha2-nistp256,rsa-sha2-512,rsa-sha2-256";
-	static const enum ssh_keytypes_e order[] = {
-		SSH_KEYTYPE_ED25519, SSH_KEYTYPE_ECDSA_P521, SSH_KEYTYPE_ECDSA_P384,
-		SSH_KEYTYPE_ECDSA_P256, SSH_KEYTYPE_RSA,
-	};
-	const char *base = allowed != NULL ? allowed : deflt;
-	struct strv first = { 0 }, rest = { 0 };
-	char *out, *dup, *tok, *save = NULL;
-	size_t i, len = 1;
+/* ---- host keys ------------------------------------------------------ */
 
-	if (types == 0)
-		return allowed != NULL ? xstrdup(allowed) : NULL;
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		const char *a = hk_algos_for(order[i]);
-		if (!(types & (1u << order[i])) || a == NULL)
-			continue;
-		dup = xstrdup(a);
-		for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (list_has(base, tok))
-				strv_push(&first, tok);
-		free(dup);
-	}
-	dup = xstrdup(base);
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool seen = false;
-		for (i = 0; i < first.n; i++)
-			if (strcmp(first.v[i], tok) == 0)
-				seen = true;
-		if (!seen)
-			strv_push(&rest, tok);
-	}
-	free(dup);
-	for (i = 0; i < first.n; i++)
-		len += strlen(first.v[i]) + 1;
-	for (i = 0; i < rest.n; i++)
-		len += strlen(rest.v[i]) + 1;
-	out = xmalloc(len);
-	out[0] = '\0';
-	for (i = 0; i < first.n + rest.n; i++) {
-		const char *w = i < first.n ? first.v[i] : rest.v[i - first.n];
-		if (out[0] != '\0')
-			strcat(out, ",");
-		strcat(out, w);
-	}
-	strv_free(&first);
-	strv_free(&rest);
-	return out;
-}
-
-/* HashKnownHosts format: |1|base64(salt)|base64(HMAC-SHA1(salt, name)). */
-static char *
-hk_hash_name(const char *name)
-{
-	unsigned char salt[20], mac[EVP_MAX_MD_SIZE];
-	unsigned int maclen = 0;
-	char bsalt[64], bmac[64];
-
-	if (RAND_bytes(salt, sizeof(salt)) != 1)
-		return NULL;
-	if (HMAC(EVP_sha1(), salt, sizeof(salt), (const unsigned char *)name,
-	    strlen(name), mac, &maclen) == NULL || maclen != 20)
-		return NULL;
-	EVP_EncodeBlock((unsigned char *)bsalt, salt, sizeof(salt));
-	EVP_EncodeBlock((unsigned char *)bmac, mac, maclen);
-	return xasprintf("|1|%s|%s", bsalt, bmac);
-}
-
-/* Append name's key to the first UserKnownHostsFile, as ssh does for
- * accept-new / no.  0 on success. */
-static int
-hk_add(const struct sshconn_params *p, const char *name, ssh_key key,
-    char *err, size_t errlen)
-{
-	const struct sshcfg *cfg = p->cfg;
-	const char *file;
-	char *b64 = NULL, *hname = NULL, *dir, *slash;
-	FILE *f;
-	int rc = -1;
-	struct stat st;
-
-	if (cfg->userknownhostsfiles.n == 0) {
-		seterr(err, errlen, "no UserKnownHostsFile to add the host key to");
-		return -1;
-	}
-	file = cfg->userknownhostsfiles.v[0];
-	if (ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
-		seterr(err, errlen, "cannot encode the host key");
-		return -1;
-	}
-	if (p->hash_known_hosts && (hname = hk_hash_name(name)) == NULL) {
-		seterr(err, errlen, "cannot hash the host name");
-		goto out;
-	}
-	/* ssh creates ~/.ssh when it is missing; do the same for the parent. */
-	dir = xstrdup(file);
-	slash = strrchr(dir, '/');
-	if (slash != NULL && slash != dir) {
-		*slash = '\0';
-		if (stat(dir, &st) < 0)
-			(void)mkdir(dir, 0700);
-	}
-	free(dir);
-	f = fopen(file, "a+");
-	if (f == NULL) {
-		seterr(err, errlen, "Failed to add the host to the list of known hosts (%s): %s",
-		    file, strerror(errno));
-		goto out;
-	}
-	/* Keep lines whole when the file does not end in a newline. */
-	if (fseek(f, -1, SEEK_END) == 0) {
-		int last = fgetc(f);
-		fseek(f, 0, SEEK_END);
-		if (last != '\n' && last != EOF)
-			fputc('\n', f);
-	}
-	fprintf(f, "%s %s %s\n", hname ? hname : name,
-	    ssh_key_type_to_char(ssh_key_type(key)), b64);
-	if (fclose(f) != 0) {
-		seterr(err, errlen, "Failed to add the host to the list of known hosts (%s): %s",
-		    file, strerror(errno));
-		goto out;
-	}
-	rc = 0;
-out:
-	ssh_string_free_char(b64);
-	free(hname);
-	return rc;
-}
-
-static char *
-hk_fingerprint(ssh_key key)
-{
-	unsigned char *hash = NULL;
-	size_t hlen = 0;
-	char *fp, *out;
-
-	if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) != 0)
-		return xstrdup("(no fingerprint)");
-	fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
-	ssh_clean_pubkey_hash(&hash);
-	out = xstrdup(fp ? fp : "(no fingerprint)");
-	ssh_string_free_char(fp);
-	return out;
-}
-
-/* Decide about the server's key exactly as ssh would, minus prompting. */
+/* ssh's verdict on the server's key (hostkey.c).  DEFER is an error of
+ * its own so the caller knows ssh, not the user's config, must decide. */
 static enum sshconn_err
-hk_verify(struct sshconn *c, const struct sshconn_params *p, char *err, size_t errlen)
+verify_hostkey(struct sshconn *c, const struct sshconn_params *p, char *err, size_t errlen)
 {
-	const struct sshcfg *cfg = p->cfg;
-	struct hk_scan r = { 0 };
+	struct hostkey_peer peer = { .via_proxy = p->proxy_fd >= 0, .loopback = c->loopback };
+	struct hostkey_result r;
 	ssh_key key = NULL;
-	char *name = hk_lookup_name(cfg), *fp = NULL;
-	const char *tl;
-	enum sshconn_err ret = SSHCONN_ERR_HOSTKEY;
+	enum sshconn_err ret;
 
 	if (ssh_get_server_publickey(c->s, &key) != SSH_OK || key == NULL) {
-		seterr(err, errlen, "cannot get the host key of %s: %s", name,
+		seterr(err, errlen, "cannot get the host key of %s: %s", p->cfg->hostname,
 		    ssh_get_error(c->s));
-		free(name);
 		return SSHCONN_ERR_CONNECT;
 	}
-	tl = hk_type_label(ssh_key_type(key));
-	fp = hk_fingerprint(key);
-	snprintf(c->keydesc, sizeof(c->keydesc), "%s %s", tl, fp);
-	hk_scan_all(cfg, name, key, &r);
-
-	if (r.revoked) {
-		seterr(err, errlen,
-		    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-		    "@       WARNING: REVOKED HOST KEY DETECTED!               @\n"
-		    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-		    "The %s host key for %s is marked as revoked.\n"
-		    "This could mean that a stolen key is being used to\n"
-		    "impersonate this host.\n"
-		    "Host key verification failed.", tl, name);
-	} else if (r.ok) {
+	switch (hostkey_check(p->cfg, &peer, key, &r)) {
+	case HOSTKEY_ACCEPT:
+	case HOSTKEY_ADD:
 		ret = SSHCONN_OK;
-	} else if (r.changed) {
-		seterr(err, errlen,
-		    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-		    "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
-		    "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-		    "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
-		    "Someone could be eavesdropping on you right now (man-in-the-middle attack)!\n"
-		    "It is also possible that a host key has just been changed.\n"
-		    "The fingerprint for the %s key sent by the remote host is\n"
-		    "%s.\n"
-		    "Offending %s key in %s:%d\n"
-		    "Host key for %s has changed and you have requested strict checking.\n"
-		    "Host key verification failed.",
-		    tl, fp, tl, r.off_file, r.off_line, name);
-	} else {
-		/* Unknown key. */
-		bool add = false;
-
-		if (cfg->stricthostkeychecking == SHK_YES ||
-		    (cfg->stricthostkeychecking == SHK_ASK && cfg->batchmode)) {
-			seterr(err, errlen, "No %s host key is known for %s and you have "
-			    "requested strict checking.\nHost key verification failed.",
-			    tl, name);
-		} else if (cfg->stricthostkeychecking == SHK_ASK) {
-			/* ssh would ask; we never do, the caller falls back. */
-			seterr(err, errlen, "The authenticity of host '%s' can't be established "
-			    "(%s key fingerprint is %s)%s; not asking on this route",
-			    name, tl, fp, r.other ? ", but keys of different type are known" : "");
-		} else {
-			add = true;	/* accept-new, no */
-		}
-		if (add) {
-			char aerr[256] = "";
-			if (hk_add(p, name, key, aerr, sizeof(aerr)) == 0)
-				fprintf(stderr, "Warning: Permanently added '%s' (%s) to the "
-				    "list of known hosts.\r\n", name, tl);
-			else if (*aerr != '\0')
-				fprintf(stderr, "%s\r\n", aerr);
-			ret = SSHCONN_OK;	/* ssh goes on even when adding fails */
-		}
+		break;
+	case HOSTKEY_DEFER:
+		ret = SSHCONN_ERR_HOSTKEY_DEFER;
+		break;
+	default:
+		ret = SSHCONN_ERR_HOSTKEY;
+		break;
 	}
-	free(r.off_file);
-	free(fp);
-	free(name);
+	snprintf(c->keydesc, sizeof(c->keydesc), "%s %s", r.type, r.fingerprint);
+	if (ret != SSHCONN_OK)
+		seterr(err, errlen, "%s", r.msg);
+	hostkey_result_free(&r);
 	ssh_key_free(key);
 	return ret;
 }
@@ -669,7 +323,6 @@ cipher_order(const char *list)
 	    "aes256-gcm@openssh.com", NULL };
 	struct strv out = { 0 };
 	char *copy, *tok, *save, *joined;
-	size_t len = 0;
 
 	if (list == NULL || *list == '\0')
 		return NULL;
@@ -690,14 +343,7 @@ cipher_order(const char *list)
 			strv_push(&out, tok);
 	}
 	free(copy);
-	for (size_t i = 0; i < out.n; i++)
-		len += strlen(out.v[i]) + 1;
-	joined = xcalloc(1, len + 1);
-	for (size_t i = 0; i < out.n; i++) {
-		if (i > 0)
-			strcat(joined, ",");
-		strcat(joined, out.v[i]);
-	}
+	joined = strv_join(&out, ",");
 	strv_free(&out);
 	return joined;
 }
@@ -711,8 +357,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	int cport = p->connect_port > 0 ? p->connect_port : (cfg->port > 0 ? cfg->port : 22);
 	long hs_timeout;
 	int port_for_lookup;
-	struct hk_scan known = { 0 };
-	char *name, *algos, *ciphers;
+	char *algos, *ciphers;
 	bool ok;
 	enum sshconn_err e;
 
@@ -738,6 +383,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 			return SSHCONN_ERR_CONNECT;
 		}
 		c->connect_ms = (clock_now() - t0) * 1e3;
+		c->loopback = peer_is_loopback(c->fd);
 	}
 
 	c->s = ssh_new();
@@ -753,10 +399,10 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	}
 	ssh_options_set(c->s, SSH_OPTIONS_FD, &c->fd);
 	/* The host name libssh knows only orders host key algorithms and
-	 * labels messages; verification is hk_verify's own. */
-	port_for_lookup = has_alias(cfg) ? 22 : (cfg->port > 0 ? cfg->port : 22);
+	 * labels messages; verification is verify_hostkey's own. */
+	port_for_lookup = sshcfg_hostkeyalias(cfg) ? 22 : (cfg->port > 0 ? cfg->port : 22);
 	if (ssh_options_set(c->s, SSH_OPTIONS_HOST,
-	    has_alias(cfg) ? cfg->hostkeyalias : cfg->hostname) != SSH_OK)
+	    sshcfg_hostkeyalias(cfg) ? cfg->hostkeyalias : cfg->hostname) != SSH_OK)
 		ssh_options_set(c->s, SSH_OPTIONS_HOST, "localhost");
 	ssh_options_set(c->s, SSH_OPTIONS_PORT, &port_for_lookup);
 	if (cfg->user != NULL)
@@ -765,10 +411,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	ssh_options_set(c->s, SSH_OPTIONS_KNOWNHOSTS, "/dev/null");
 	ssh_options_set(c->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
 
-	name = hk_lookup_name(cfg);
-	hk_scan_all(cfg, name, NULL, &known);
-	free(name);
-	algos = hk_algo_order(cfg->hostkeyalgorithms, known.types);
+	algos = hostkey_algo_order(cfg);
 	ciphers = cipher_order(cfg->ciphers);
 	ok = set_algos(c, SSH_OPTIONS_CIPHERS_C_S, "Ciphers", ciphers, err, errlen) &&
 	    set_algos(c, SSH_OPTIONS_CIPHERS_S_C, "Ciphers", ciphers, err, errlen) &&
@@ -797,7 +440,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		e = SSHCONN_ERR_CONNECT;
 		goto fail;
 	}
-	e = hk_verify(c, p, err, errlen);
+	e = verify_hostkey(c, p, err, errlen);
 	if (e != SSHCONN_OK)
 		goto fail;
 	if (!p->probe_only) {
@@ -847,6 +490,37 @@ sshconn_hostkey_desc(const struct sshconn *c)
 
 /* ---- channels as streams -------------------------------------------- */
 
+/* A remote command's stderr goes to ours, as ssh passes it on. */
+static void
+chan_forward_stderr(struct sshconn_chan *k)
+{
+	char buf[4096];
+	int r;
+
+	while ((r = ssh_channel_read_nonblocking(k->ch, buf, sizeof(buf), 1)) > 0) {
+		if (write(STDERR_FILENO, buf, (size_t)r) < 0)
+			break;
+	}
+}
+
+/* Wait for stdout data or the end, showing stderr meanwhile (a blocking
+ * read of stdout alone would hold the remote's messages back). */
+static int
+chan_wait_stdout(struct sshconn_chan *k)
+{
+	for (;;) {
+		chan_forward_stderr(k);
+		int r = ssh_channel_poll_timeout(k->ch, 100, 0);
+
+		if (r == SSH_ERROR)
+			return -1;
+		if (r != 0) {
+			chan_forward_stderr(k);
+			return 0;
+		}
+	}
+}
+
 static ssize_t
 chan_read(void *ctx, void *buf, size_t n)
 {
@@ -858,6 +532,8 @@ chan_read(void *ctx, void *buf, size_t n)
 	while (k->off == k->len) {
 		int r;
 
+		if (k->exec && chan_wait_stdout(k) < 0)
+			return -1;
 		if (ssh_channel_is_eof(k->ch) && ssh_channel_poll(k->ch, 0) <= 0)
 			return 0;
 		/* Asking for cap bytes grows the window to about cap; libssh
@@ -909,6 +585,8 @@ chan_close(void *ctx)
 	/* Waits for the server's exit-status or the channel's close; when the
 	 * server closed already it returns what it got. */
 	status = ssh_channel_get_exit_status(k->ch);
+	if (k->exec)
+		chan_forward_stderr(k);
 	if (ssh_channel_is_open(k->ch))
 		ssh_channel_close(k->ch);
 	ssh_channel_free(k->ch);
@@ -949,6 +627,7 @@ chan_open(struct sshconn *c, const char *subsystem, const char *cmd,
 	}
 	k = xcalloc(1, sizeof(*k));
 	k->ch = ch;
+	k->exec = subsystem == NULL;
 	k->cap = c->read_buf;
 	k->buf = xmalloc(k->cap);
 	out->ops = &chan_ops;

@@ -33,9 +33,10 @@ struct sshconn;
 enum sshconn_err {
 	SSHCONN_OK = 0,
 	SSHCONN_ERR_CONNECT,	/* TCP/proxy/handshake failed or timed out */
-	SSHCONN_ERR_HOSTKEY,	/* host key unknown (and not accepted), changed or revoked */
+	SSHCONN_ERR_HOSTKEY,	/* ssh would refuse the host key: changed, revoked, unknown under strict checking */
 	SSHCONN_ERR_AUTH,	/* no non-interactive method worked */
 	SSHCONN_ERR_CHANNEL,	/* channel or subsystem refused, session broken */
+	SSHCONN_ERR_HOSTKEY_DEFER,	/* ssh would ask, or go on trusting the key less: let ssh decide */
 };
 
 /* Default receive buffer of a stream: each read asks libssh for this many
@@ -58,7 +59,6 @@ struct sshconn_params {
 	bool compress;		/* zlib (Compression / scp -C) */
 	bool may_prompt;	/* false: never touch the terminal */
 	bool probe_only;	/* connect + verify host key, then stop (no auth) */
-	bool hash_known_hosts;	/* HashKnownHosts: hash names sshconn adds */
 	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
 	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
 				   ConnectTimeout, or 120 s when none is set.

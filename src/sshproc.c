@@ -109,7 +109,8 @@ sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
 			close(sv[1]);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(file, argv);
-		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), file, strerror(errno));
+		/* scp's perror(program). */
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
 		_exit(1);
 	}
 	close(sv[1]);
@@ -124,8 +125,24 @@ sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
 }
 
 void
-sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
-    const char *user, int port, struct strv *argv)
+sshproc_push_port_user(struct strv *argv, int port, const char *user)
+{
+	if (port >= 0) {
+		strv_push(argv, "-p");
+		strv_pushf(argv, "%d", port);
+	}
+	if (user != NULL) {
+		strv_push(argv, "-l");
+		strv_push(argv, user);
+	}
+}
+
+/* scp's do_cmd() argv: the fixed options, the user's, -oForwardAgent=no,
+ * -p, -l, then extra (do_cmd2's -oBatchMode=yes) and -s when asked, "--",
+ * host, cmd. */
+static void
+ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port,
+    const char *extra, const char *cmd, struct strv *argv)
 {
 	strv_push(argv, o->ssh_program);
 	strv_push(argv, "-x");
@@ -136,18 +153,72 @@ sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
 	strv_append(argv, &o->ssh_args);
 	/* scp adds this last so that -A (set earlier) still wins. */
 	strv_push(argv, "-oForwardAgent=no");
-	if (port >= 0) {
-		strv_push(argv, "-p");
-		strv_pushf(argv, "%d", port);
-	}
-	if (user != NULL) {
-		strv_push(argv, "-l");
-		strv_push(argv, user);
-	}
-	strv_push(argv, "-s");
+	sshproc_push_port_user(argv, port, user);
+	if (extra != NULL)
+		strv_push(argv, extra);
 	strv_push(argv, "--");
 	strv_push(argv, host);
-	strv_push(argv, "sftp");
+	strv_push(argv, cmd);
+}
+
+void
+sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
+    const char *user, int port, struct strv *argv)
+{
+	ssh_argv(o, host, user, port, "-s", "sftp", argv);
+}
+
+void
+sshproc_exec_argv(const struct fscp_opts *o, const char *host, const char *user,
+    int port, bool second, const char *cmd, struct strv *argv)
+{
+	ssh_argv(o, host, user, port, second ? "-oBatchMode=yes" : NULL, cmd, argv);
+}
+
+int
+sshproc_exec(const struct fscp_opts *o, const char *host, const char *user,
+    int port, const char *cmd, struct fscp_stream *out)
+{
+	struct strv argv = { 0 };
+	int rc;
+
+	sshproc_exec_argv(o, host, user, port, false, cmd, &argv);
+	if (o->verbose)
+		fprintf(stderr, "Executing: program %s host %s, user %s, command %s\n",
+		    o->ssh_program, host, user ? user : "(unspecified)", cmd);
+	rc = sshproc_spawn(o->ssh_program, argv.v, out, "ssh pipes");
+	strv_free(&argv);
+	return rc;
+}
+
+int
+sshproc_stream_fd(const struct fscp_stream *s)
+{
+	if (s->ops != &sshproc_ops)
+		return -1;
+	return ((const struct sshproc *)s->ctx)->fd;
+}
+
+int
+sshproc_run_on(const struct strv *argv, int fd)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		return 255;
+	}
+	if (pid == 0) {
+		if (fd >= 0 && (dup2(fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0))
+			_exit(1);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv->v[0], argv->v);
+		fprintf(stderr, "%s: %s\n", argv->v[0], strerror(errno));
+		_exit(1);
+	}
+	return sshproc_wait(pid);
 }
 
 int
@@ -184,19 +255,5 @@ sshproc_direct(const struct fscp_opts *o, struct fscp_stream *out)
 int
 sshproc_run(const struct strv *argv)
 {
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		log_error("fork: %s", strerror(errno));
-		return 255;
-	}
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv->v[0], argv->v);
-		fprintf(stderr, "%s: exec %s: %s\n", log_progname(), argv->v[0], strerror(errno));
-		_exit(1);
-	}
-	return sshproc_wait(pid);
+	return sshproc_run_on(argv, -1);
 }

@@ -137,3 +137,26 @@ strv_join_quoted(const struct strv *sv)
 	*p = '\0';
 	return out;
 }
+
+char *
+strv_join(const struct strv *sv, const char *sep)
+{
+	size_t len = 1, sl = strlen(sep);
+	char *out, *p;
+
+	for (size_t i = 0; i < sv->n; i++)
+		len += strlen(sv->v[i]) + sl;
+	out = p = xmalloc(len);
+	for (size_t i = 0; i < sv->n; i++) {
+		size_t n = strlen(sv->v[i]);
+
+		if (i > 0) {
+			memcpy(p, sep, sl);
+			p += sl;
+		}
+		memcpy(p, sv->v[i], n);
+		p += n;
+	}
+	*p = '\0';
+	return out;
+}

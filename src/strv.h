@@ -17,6 +17,8 @@ void strv_append(struct strv *dst, const struct strv *src);
 void strv_free(struct strv *sv);
 /* Shell-quote every element into one string ('a' 'b c'), for -v output. */
 char *strv_join_quoted(const struct strv *sv);
+/* The elements with sep between them ("a,b,c"). */
+char *strv_join(const struct strv *sv, const char *sep);
 
 /* Allocation helpers that never return NULL (fatal on OOM). */
 void *xmalloc(size_t n);

@@ -2,14 +2,13 @@
 #include "xfer.h"
 #include "bwlimit.h"
 #include "log.h"
+#include "operand.h"
 #include "progress.h"
 #include "sftp.h"
 #include "strv.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,7 +34,13 @@
 /* Flush queued WRITE data at this size so memory stays small. */
 #define XFER_FLUSH_BYTES (1024 * 1024)
 
-enum xfer_dir { XFER_UP, XFER_DOWN };
+/* What one piece of a file has written, for the truncation at the end:
+ * each byte of a piece is asked for once, so written == end - off means it
+ * is all there; high is the end of the run written in order from off. */
+struct xfer_piece {
+	uint64_t off, end;
+	uint64_t written, high;
+};
 
 struct xfer_file {
 	enum xfer_dir dir;
@@ -56,6 +61,9 @@ struct xfer_file {
 	char *fail_msg;		/* scp's line after a failed file, or NULL */
 	struct xfer_group *grp;	/* the source operand it belongs to, or NULL */
 	struct xfer_task *rest;	/* chunks 1..n-1, queued once chunk 0 opened */
+	struct xfer_piece *pieces;	/* one per chunk; each written by its owner */
+	size_t npieces;
+	uint64_t size_sent;	/* a lone upload's size FSETSTAT, sent before its replies */
 };
 
 /* One uploaded source directory: scp says "failed to upload directory"
@@ -72,7 +80,8 @@ enum task_state { T_NEW, T_OPENING, T_DATA, T_CLOSING, T_DONE };
 struct xfer_task {
 	struct xfer_file *f;
 	uint64_t off, end;	/* this chunk */
-	bool first;		/* chunk 0: truncates, releases the rest */
+	size_t idx;		/* its entry in f->pieces */
+	bool first;		/* chunk 0: opens the local file, releases the rest */
 	bool only;		/* the file's single chunk */
 	struct xfer_task *next;	/* queue link */
 	/* worker-owned from here */
@@ -110,11 +119,6 @@ struct xfer {
 	struct xfer_dirfix *dirs;
 	size_t ndirs, capdirs;
 	struct xfer_group *groups, **groups_tail;
-	struct xfer_group *cur_group;	/* set while a directory is planned */
-	const char *cur_fail;		/* fail_msg for files planned now */
-	/* planning cache: is the last target a directory? */
-	char *target_cache;
-	bool target_cache_dir;
 	atomic_uint_fast64_t bytes;
 };
 
@@ -123,6 +127,7 @@ struct xfer_req {
 	uint64_t off;
 	uint32_t len;
 	uint8_t type;
+	bool cut;		/* the FSETSTAT that sets an upload's size */
 	bool used;
 };
 
@@ -141,48 +146,10 @@ struct worker {
 	size_t max_active;
 };
 
-/* ---- small helpers ---------------------------------------------------- */
-
-static char *
-path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-
-	if (n == 0)
-		return xstrdup(name);
-	return xasprintf("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
-}
-
-/* basename(3) as scp uses it: trailing slashes ignored, "/" stays "/". */
-static char *
-base_name(const char *path)
-{
-	size_t n = strlen(path);
-	const char *s;
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n == 1 && path[0] == '/')
-		return xstrdup("/");
-	for (s = path + n; s > path && s[-1] != '/'; s--)
-		;
-	return strndup(s, (size_t)(path + n - s));
-}
-
-static int
-strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool
-has_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
+/* ---- planned files ------------------------------------------------------ */
 
 static void
-xfer_add_file(struct xfer *x, struct xfer_file *f)
+xfer_keep_file(struct xfer *x, struct xfer_file *f)
 {
 	if (x->nfiles == x->capfiles) {
 		x->capfiles = x->capfiles ? x->capfiles * 2 : 64;
@@ -191,7 +158,7 @@ xfer_add_file(struct xfer *x, struct xfer_file *f)
 	x->files[x->nfiles++] = f;
 }
 
-static void
+void
 xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a)
 {
 	if (x->ndirs == x->capdirs) {
@@ -204,28 +171,46 @@ xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp
 	x->ndirs++;
 }
 
-/* Plan a file; its tasks are made when the run starts, once it is known
+/* A planned file; its tasks are made when the run starts, once it is known
  * how many connections will share it. */
-static struct xfer_file *
-xfer_enqueue(struct xfer *x, enum xfer_dir dir, const char *local, const char *remote,
-    uint64_t size, uint32_t perm, uint32_t atime, uint32_t mtime)
+void
+xfer_add(struct xfer *x, const struct xfer_item *it, const struct xfer_origin *o)
 {
 	struct xfer_file *f = xcalloc(1, sizeof(*f));
 
-	f->dir = dir;
-	f->local = xstrdup(local);
-	f->remote = xstrdup(remote);
-	f->name = base_name(dir == XFER_UP ? local : remote);
-	f->size = size;
-	f->perm = perm;
-	f->atime = atime;
-	f->mtime = mtime;
+	f->dir = it->dir;
+	f->local = xstrdup(it->local);
+	f->remote = xstrdup(it->remote);
+	f->name = operand_basename(it->dir == XFER_UP ? it->local : it->remote);
+	f->size = it->size;
+	f->perm = it->perm;
+	f->atime = it->atime;
+	f->mtime = it->mtime;
+	f->no_meter = it->no_meter;
 	f->fd = -1;
-	f->grp = x->cur_group;
-	if (x->cur_fail != NULL)
-		f->fail_msg = xstrdup(x->cur_fail);
-	xfer_add_file(x, f);
-	return f;
+	if (o != NULL) {
+		f->grp = o->group;
+		if (o->fail_msg != NULL)
+			f->fail_msg = xstrdup(o->fail_msg);
+	}
+	xfer_keep_file(x, f);
+}
+
+struct xfer_group *
+xfer_group_new(struct xfer *x, const char *msg)
+{
+	struct xfer_group *g = xcalloc(1, sizeof(*g));
+
+	g->msg = xstrdup(msg);
+	*x->groups_tail = g;
+	x->groups_tail = &g->next;
+	return g;
+}
+
+void
+xfer_group_said(struct xfer_group *g)
+{
+	g->said = true;
 }
 
 /* Queue a file as one task, or as pieces when several connections can
@@ -248,6 +233,8 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	}
 	atomic_init(&f->chunks_left, (int)n);
 	atomic_init(&f->data_left, (int)n);
+	f->pieces = xcalloc(n, sizeof(*f->pieces));
+	f->npieces = n;
 
 	struct xfer_task *first = NULL, **link = &f->rest;
 	for (size_t i = 0; i < n; i++) {
@@ -256,6 +243,8 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 		t->f = f;
 		t->off = i * chunk;
 		t->end = i + 1 == n ? size : (i + 1) * chunk;
+		t->idx = i;
+		f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
 		t->first = i == 0;
 		t->only = n == 1;
 		t->next_off = t->off;
@@ -376,11 +365,52 @@ xfer_file_error(struct xfer_file *f)
 		atomic_store(&f->grp->failed, true);
 }
 
+/* len bytes of piece t landed at off. */
+static void
+piece_wrote(struct xfer_file *f, const struct xfer_task *t, uint64_t off, uint64_t len)
+{
+	struct xfer_piece *p = &f->pieces[t->idx];
+
+	p->written += len;
+	if (off <= p->high && off + len > p->high)
+		p->high = off + len;
+}
+
+/* Where the new data ends once the pieces are finished: the first byte not
+ * known to be written.  The destination is written in place (as scp 9.2
+ * does, so a file copied onto itself survives) and then cut here, so a
+ * failed copy keeps no old tail that would make it look complete. */
+static uint64_t
+xfer_file_extent(const struct xfer_file *f)
+{
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct xfer_piece *p = &f->pieces[i];
+
+		if (p->written != p->end - p->off)
+			return p->high;
+	}
+	return f->size;
+}
+
 /* The last chunk of a file is done: local finishing touches. */
 static void
 xfer_file_finish(struct xfer *x, struct xfer_file *f)
 {
 	if (f->dir == XFER_DOWN && f->fd >= 0) {
+		if (ftruncate(f->fd, (off_t)xfer_file_extent(f)) == -1) {
+			int e = errno;
+			struct stat st;
+
+			/* scp says so and counts the file copied: right for a
+			 * device or FIFO (nothing to cut), not for a regular file,
+			 * which would keep its old tail. */
+			if (fstat(f->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+				log_warn("local ftruncate \"%s\": %s", f->local, strerror(e));
+			} else {
+				log_error("local ftruncate \"%s\": %s", f->local, strerror(e));
+				xfer_file_error(f);
+			}
+		}
 		if (!atomic_load(&f->failed) && x->p.preserve) {
 			struct timespec ts[2] = {
 				{ .tv_sec = f->atime }, { .tv_sec = f->mtime },
@@ -435,6 +465,7 @@ worker_track(struct worker *w, struct xfer_req *r, struct xfer_task *t, uint8_t 
 	r->type = type;
 	r->off = off;
 	r->len = len;
+	r->cut = false;
 	r->used = true;
 	t->outstanding++;
 	w->inflight++;
@@ -446,19 +477,44 @@ send_open(struct worker *w, struct xfer_task *t)
 {
 	struct xfer_file *f = t->f;
 	struct sftp_attrs a = { 0 };
-	uint32_t id, flags;
+	uint32_t id;
 	struct xfer_req *r = worker_slot(w, &id);
 
 	if (f->dir == XFER_UP) {
-		flags = SSH_FXF_WRITE | SSH_FXF_CREAT | (t->first ? SSH_FXF_TRUNC : 0);
+		/* No TRUNC: written in place, cut to size at the end. */
 		a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
 		a.perm = f->perm & 0777;
-		sftp_msg_open(&w->c->out, id, f->remote, flags, &a);
+		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_WRITE | SSH_FXF_CREAT, &a);
 	} else {
 		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_READ, NULL);
 	}
 	worker_track(w, r, t, SSH_FXP_OPEN, 0, 0);
 	t->state = T_OPENING;
+}
+
+/* Cut an uploaded file by name: the piece that would do it by handle
+ * never opened, or a lone piece's size went out before a WRITE failed. */
+static void
+send_setstat_size(struct worker *w, struct xfer_task *t)
+{
+	struct sftp_attrs a = { .flags = SSH_FILEXFER_ATTR_SIZE, .size = xfer_file_extent(t->f) };
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	sftp_msg_setstat(&w->c->out, id, t->f->remote, &a);
+	worker_track(w, r, t, SSH_FXP_SETSTAT, 0, 0);
+	t->state = T_CLOSING;
+}
+
+static struct xfer_req *
+send_fsetstat(struct worker *w, struct xfer_task *t, const struct sftp_attrs *a)
+{
+	uint32_t id;
+	struct xfer_req *r = worker_slot(w, &id);
+
+	sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, a);
+	worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
+	return r;
 }
 
 static void
@@ -468,19 +524,29 @@ send_close(struct worker *w, struct xfer_task *t)
 	uint32_t id;
 	struct xfer_req *r;
 
-	/* The piece whose data is acknowledged last sets mode and times, after
-	 * all data (a lone piece closes right behind its WRITEs, in order). */
+	/* The piece whose data is acknowledged last sets size, then mode and
+	 * times, after all data (a lone piece closes right behind its WRITEs,
+	 * which the server runs in order). */
 	bool last = t->only || atomic_fetch_sub(&f->data_left, 1) == 1;
 
+	if (f->dir == XFER_UP && last) {
+		/* A lone piece cannot wait for its replies: it sends the size
+		 * it wrote and fixes it after the CLOSE if a WRITE failed. */
+		struct sftp_attrs a = {
+			.flags = SSH_FILEXFER_ATTR_SIZE,
+			.size = t->only && !atomic_load(&f->failed) ? f->size : xfer_file_extent(f),
+		};
+
+		f->size_sent = a.size;
+		send_fsetstat(w, t, &a)->cut = true;
+	}
 	if (f->dir == XFER_UP && w->x->p.preserve && !atomic_load(&f->failed) && last) {
 		struct sftp_attrs a = {
 			.flags = SSH_FILEXFER_ATTR_PERMISSIONS | SSH_FILEXFER_ATTR_ACMODTIME,
 			.perm = f->perm & 0777, .atime = f->atime, .mtime = f->mtime,
 		};
 
-		r = worker_slot(w, &id);
-		sftp_msg_fsetstat(&w->c->out, id, t->handle, t->hlen, &a);
-		worker_track(w, r, t, SSH_FXP_FSETSTAT, 0, 0);
+		send_fsetstat(w, t, &a);
 	}
 	r = worker_slot(w, &id);
 	sftp_msg_handle(&w->c->out, SSH_FXP_CLOSE, id, t->handle, t->hlen);
@@ -495,6 +561,16 @@ send_write(struct worker *w, struct xfer_task *t)
 	uint64_t left = t->end - t->next_off;
 	uint32_t len = left < w->c->max_write ? (uint32_t)left : w->c->max_write;
 	uint32_t id;
+
+	/* -l paces uploads as they are sent (downloads as they arrive), on
+	 * the one clock all connections share.  What is queued goes out
+	 * first, so the wait does not hold it back; a failed flush shows at
+	 * the next one. */
+	if (w->x->p.bw != NULL) {
+		(void)sftp_flush(w->c);
+		bwlimit_account(w->x->p.bw, len);
+	}
+
 	struct xfer_req *r = worker_slot(w, &id);
 	size_t start = sftp_msg_write_begin(&w->c->out, id, t->handle, t->hlen,
 	    t->next_off, len);
@@ -583,8 +659,13 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		else
 			log_error("remote open \"%s\": %s", f->remote, sftp_status_text(st));
 		xfer_file_error(f);
-		if (t->first)
+		if (t->first) {
 			xfer_release_rest(w->x, f, false);
+		} else if (f->dir == XFER_UP && atomic_fetch_sub(&f->data_left, 1) == 1) {
+			/* The others are written and closed: cut by name. */
+			send_setstat_size(w, t);
+			return;
+		}
 		t->state = T_DONE;
 		return;
 	}
@@ -595,7 +676,7 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		if (f->dir == XFER_UP)
 			f->fd = open(f->local, O_RDONLY | O_CLOEXEC);
 		else
-			f->fd = open(f->local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			f->fd = open(f->local, O_WRONLY | O_CREAT | O_CLOEXEC,
 			    (f->perm & 0777) | S_IWUSR);
 		if (f->fd < 0) {
 			log_error("open local \"%s\": %s", f->local, strerror(errno));
@@ -646,6 +727,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 			}
 			put += (size_t)n;
 		}
+		piece_wrote(f, t, rq->off, put);
 	}
 	atomic_fetch_add(&f->done, rep->data_len);
 	atomic_fetch_add(&w->x->bytes, rep->data_len);
@@ -672,6 +754,7 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 
 	if (rq->type == SSH_FXP_WRITE) {
 		if (st == SSH_FX_OK) {
+			piece_wrote(f, t, rq->off, rq->len);
 			atomic_fetch_add(&f->done, rq->len);
 			atomic_fetch_add(&w->x->bytes, rq->len);
 		} else if (!atomic_load(&f->failed)) {
@@ -680,13 +763,30 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 		}
 		return;
 	}
-	if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
+	if (st != SSH_FX_OK && rq->cut && !atomic_load(&f->failed)) {
+		/* scp says so and counts the file copied.  A device or FIFO
+		 * (EINVAL, which OpenSSH answers as "Bad message") has no size
+		 * to cut; a regular file would keep its old tail: failed. */
+		if (st == SSH_FX_BAD_MESSAGE) {
+			log_warn("remote fsetstat: %s", sftp_status_text(st));
+		} else {
+			log_error("remote fsetstat: %s", sftp_status_text(st));
+			xfer_file_error(f);
+		}
+	} else if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
 		if (rq->type == SSH_FXP_FSETSTAT)
 			log_error("remote fsetstat \"%s\": %s", f->remote, sftp_status_text(st));
+		else if (rq->type == SSH_FXP_SETSTAT)
+			log_error("remote setstat \"%s\": %s", f->remote, sftp_status_text(st));
 		else
 			log_error("close remote \"%s\": %s", f->remote, sftp_status_text(st));
 		xfer_file_error(f);
 	}
+	/* All replies of a lone upload are in: cut what a failed WRITE left
+	 * beyond the data written. */
+	if (rq->type == SSH_FXP_CLOSE && f->dir == XFER_UP && t->only &&
+	    atomic_load(&f->failed) && f->size_sent > xfer_file_extent(f))
+		send_setstat_size(w, t);
 }
 
 static void
@@ -857,6 +957,7 @@ xfer_forget_files(struct xfer *x)
 		free(f->remote);
 		free(f->name);
 		free(f->fail_msg);
+		free(f->pieces);
 		free(f);
 	}
 	x->nfiles = 0;
@@ -886,7 +987,6 @@ xfer_free(struct xfer *x)
 	xfer_forget_files(x);
 	free(x->files);
 	free(x->dirs);
-	free(x->target_cache);
 	pthread_mutex_destroy(&x->lock);
 	pthread_cond_destroy(&x->cond);
 	pthread_mutex_destroy(&x->progress_lock);
@@ -1074,480 +1174,4 @@ xfer_run(struct xfer *x)
 			log_error("%s", g->msg);
 	xfer_forget_files(x);
 	return rc;
-}
-
-/* ---- planning: uploads ------------------------------------------------------------- */
-
-/* scp's prepare_remote_path(): "~" and "~/x" are relative to the login
- * directory, which is where the SFTP server starts. */
-static char *
-remote_path_prepare(const char *path)
-{
-	if (*path == '\0' || strcmp(path, "~") == 0)
-		return xstrdup(".");
-	if (strncmp(path, "~/", 2) == 0) {
-		path += 2;
-		path += strspn(path, "/");
-		return xstrdup(*path ? path : ".");
-	}
-	return xstrdup(path);
-}
-
-static void
-xfer_drain_and_die(struct xfer *x)
-{
-	(void)xfer_run(x);
-	exit(255);
-}
-
-static bool
-remote_is_dir(struct xfer *x, const char *path)
-{
-	struct sftp_attrs a;
-	int st;
-
-	if (x->target_cache && strcmp(x->target_cache, path) == 0)
-		return x->target_cache_dir;
-	st = sftp_stat(x->conns[0], path, true, &a);
-	if (st < 0)
-		log_fatal("Connection closed");
-	free(x->target_cache);
-	x->target_cache = xstrdup(path);
-	x->target_cache_dir = st == SSH_FX_OK && (a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) &&
-	    S_ISDIR(a.perm);
-	return x->target_cache_dir;
-}
-
-static int
-upload_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
-{
-	int fd;
-
-	if (!S_ISREG(st->st_mode)) {
-		log_error("local \"%s\" is not a regular file", src);
-		return -1;
-	}
-	/* scp opens the local file before it touches the remote side, so an
-	 * unreadable source leaves nothing behind there. */
-	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
-		log_error("open local \"%s\": %s", src, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	xfer_enqueue(x, XFER_UP, src, dst, (uint64_t)st->st_size, st->st_mode & 07777,
-	    (uint32_t)st->st_atime, (uint32_t)st->st_mtime);
-	return 0;
-}
-
-/* upload_file() with scp's follow-up line (msg, which this frees): said
- * now if planning fails, or by the engine if the copy does. */
-static int
-upload_file_said(struct xfer *x, const char *src, const char *dst, const struct stat *st,
-    char *msg)
-{
-	int r;
-
-	x->cur_fail = msg;
-	r = upload_file(x, src, dst, st);
-	x->cur_fail = NULL;
-	if (r != 0)
-		log_error("%s", msg);
-	free(msg);
-	return r;
-}
-
-/* A file inside an uploaded tree: scp's line after a failure names both. */
-static int
-upload_tree_file(struct xfer *x, const char *src, const char *dst, const struct stat *st)
-{
-	return upload_file_said(x, src, dst, st,
-	    xasprintf("upload \"%s\" to \"%s\" failed", src, dst));
-}
-
-static int
-upload_dir(struct xfer *x, const char *src, const char *dst, const struct stat *st, int depth)
-{
-	struct sftp_attrs a = { 0 };
-	DIR *d;
-	struct dirent *de;
-	int ret = 0, r;
-
-	if (depth > 64) {
-		log_error("Maximum directory depth exceeded: %d levels", depth);
-		return -1;
-	}
-	/* scp works on the canonical target path from the top of a tree. */
-	char *canon = NULL;
-
-	if (depth == 0) {
-		r = sftp_realpath(x->conns[0], dst, &canon);
-		if (r < 0)
-			log_fatal("Connection closed");
-		if (r != SSH_FX_OK) {
-			log_error("upload \"%s\": path canonicalization failed", dst);
-			return -1;
-		}
-		dst = canon;
-	}
-	a.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
-	a.perm = (st->st_mode & 01777) | S_IWUSR | S_IXUSR;
-	r = sftp_mkdir(x->conns[0], dst, &a);
-	if (r < 0)
-		log_fatal("Connection closed");
-	if (r != SSH_FX_OK) {
-		struct sftp_attrs da;
-
-		r = sftp_stat(x->conns[0], dst, true, &da);
-		if (r < 0)
-			log_fatal("Connection closed");
-		if (r != SSH_FX_OK) {
-			log_error("stat remote: %s", sftp_status_text((uint32_t)r));
-			free(canon);
-			return -1;
-		}
-		if (!S_ISDIR(da.perm)) {
-			log_error("\"%s\" exists but is not a directory", dst);
-			free(canon);
-			return -1;
-		}
-	}
-	if ((d = opendir(src)) == NULL) {
-		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
-		free(canon);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat est;
-		char *nsrc, *ndst;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		nsrc = path_join(src, de->d_name);
-		ndst = path_join(dst, de->d_name);
-		if (lstat(nsrc, &est) == -1) {
-			log_error("%s: lstat failed: %s", nsrc, strerror(errno));
-			ret = -1;
-		} else if (S_ISDIR(est.st_mode)) {
-			if (upload_dir(x, nsrc, ndst, &est, depth + 1) != 0)
-				ret = -1;
-		} else if (S_ISLNK(est.st_mode)) {
-			/* 9.2 follows links to files; links to directories and
-			 * dangling links fail (bz3611, fixed only in 9.5). */
-			if (stat(nsrc, &est) == -1) {
-				log_error("open local \"%s\": %s", nsrc, strerror(errno));
-				log_error("upload \"%s\" to \"%s\" failed", nsrc, ndst);
-				ret = -1;
-			} else if (upload_tree_file(x, nsrc, ndst, &est) != 0) {
-				ret = -1;
-			}
-		} else if (S_ISREG(est.st_mode)) {
-			if (upload_tree_file(x, nsrc, ndst, &est) != 0)
-				ret = -1;
-		} else {
-			log_verbose("%s: not a regular file", nsrc);
-		}
-		free(nsrc);
-		free(ndst);
-	}
-	closedir(d);
-	/* Mode (and times with -p) go on after the contents, as scp does. */
-	a.perm = st->st_mode & 01777;
-	if (x->p.preserve) {
-		a.flags |= SSH_FILEXFER_ATTR_ACMODTIME;
-		a.atime = (uint32_t)st->st_atime;
-		a.mtime = (uint32_t)st->st_mtime;
-	}
-	xfer_add_dirfix(x, true, dst, &a);
-	free(canon);
-	return ret;
-}
-
-void
-xfer_upload(struct xfer *x, const char *src, const char *targ, bool target_should_be_dir)
-{
-	struct stat st;
-	char *filename, *target, *abs_dst;
-	bool target_is_dir;
-	int r;
-
-	if (stat(src, &st) != 0) {
-		int e = errno;
-
-		(void)xfer_run(x);
-		log_fatal("stat local \"%s\": %s", src, strerror(e));
-	}
-	filename = base_name(src);
-	target = remote_path_prepare(targ);
-	target_is_dir = remote_is_dir(x, target);
-	if (target_should_be_dir && !target_is_dir) {
-		struct sftp_attrs a = {
-			.flags = SSH_FILEXFER_ATTR_PERMISSIONS,
-			.perm = (st.st_mode & 07777) | 0700,
-		};
-
-		r = sftp_mkdir(x->conns[0], target, &a);
-		if (r != SSH_FX_OK) {
-			if (r >= 0)
-				log_error("remote mkdir \"%s\": %s", target, sftp_status_text((uint32_t)r));
-			xfer_drain_and_die(x);
-		}
-		x->target_cache_dir = true;
-		target_is_dir = true;
-	}
-	abs_dst = target_is_dir ? path_join(target, filename) : xstrdup(target);
-	if (S_ISDIR(st.st_mode) && x->p.recursive) {
-		struct xfer_group *g = xcalloc(1, sizeof(*g));
-
-		g->msg = xasprintf("failed to upload directory %s to %s", src, targ);
-		*x->groups_tail = g;
-		x->groups_tail = &g->next;
-		x->cur_group = g;
-		if (upload_dir(x, src, abs_dst, &st, 0) != 0) {
-			log_error("%s", g->msg);
-			g->said = true;
-		}
-		x->cur_group = NULL;
-	} else {
-		(void)upload_file_said(x, src, abs_dst, &st,
-		    xasprintf("failed to upload file %s to %s", src, targ));
-	}
-	free(abs_dst);
-	free(target);
-	free(filename);
-}
-
-/* ---- planning: downloads ---------------------------------------------------------- */
-
-static void
-download_enqueue(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
-{
-	struct xfer_file *f = xfer_enqueue(x, XFER_DOWN, dst, src, a->size,
-	    (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS) ? (a->perm & 07777) : 0666,
-	    a->atime, a->mtime);
-
-	f->no_meter = a->size == 0;	/* scp starts no meter for those */
-}
-
-/* A file inside a downloaded tree: scp's line after a failure names both. */
-static void
-download_tree_file(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *a)
-{
-	char *msg = xasprintf("Download of file %s to %s failed", src, dst);
-
-	x->cur_fail = msg;
-	download_enqueue(x, src, dst, a);
-	x->cur_fail = NULL;
-	free(msg);
-}
-
-static int
-download_dir(struct xfer *x, const char *src, const char *dst, const struct sftp_attrs *da,
-    int depth)
-{
-	struct sftp_dirent *ents;
-	size_t n;
-	mode_t mode = 0777;
-	int ret = 0, st;
-
-	if (depth > 64) {
-		log_error("Maximum directory depth exceeded: %d levels", depth);
-		return -1;
-	}
-	/* scp's download_dir() works on the canonical source path. */
-	char *canon = NULL;
-
-	if (depth == 0 && sftp_realpath(x->conns[0], src, &canon) == SSH_FX_OK)
-		src = canon;
-	if (da->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
-		mode = da->perm & 01777;
-	if (mkdir(dst, mode) == -1 && errno != EEXIST) {
-		log_error("mkdir %s: %s", dst, strerror(errno));
-		free(canon);
-		return -1;
-	}
-	st = sftp_readdir_all(x->conns[0], src, &ents, &n);
-	if (st < 0)
-		log_fatal("Connection closed");
-	if (st == SSH_FX_BAD_MESSAGE)
-		log_error("%s: server sent an invalid file name", src);
-	else if (st != SSH_FX_OK) {
-		log_error("%s: Failed to get directory contents", src);
-		free(canon);
-		return -1;
-	}
-	/* Files cannot be created under a target that is not a directory:
-	 * say so in listing order, as scp does, instead of after the run. */
-	struct stat dst_st;
-	int dst_errno = 0;
-
-	if (stat(dst, &dst_st) != 0)
-		dst_errno = errno;
-	else if (!S_ISDIR(dst_st.st_mode))
-		dst_errno = ENOTDIR;
-	for (size_t i = 0; i < n; i++) {
-		char *nsrc = path_join(src, ents[i].name);
-		char *ndst = path_join(dst, ents[i].name);
-		struct sftp_attrs *a = &ents[i].a;
-		struct sftp_attrs la;
-
-		if (dst_errno != 0 && S_ISREG(a->perm)) {
-			log_error("open local \"%s\": %s", ndst, strerror(dst_errno));
-			log_error("Download of file %s to %s failed", nsrc, ndst);
-			ret = -1;
-			free(nsrc);
-			free(ndst);
-			continue;
-		}
-
-		if (S_ISDIR(a->perm)) {
-			if (download_dir(x, nsrc, ndst, a, depth + 1) != 0)
-				ret = -1;
-		} else if (S_ISREG(a->perm)) {
-			download_tree_file(x, nsrc, ndst, a);
-		} else if (S_ISLNK(a->perm)) {
-			st = sftp_stat(x->conns[0], nsrc, true, &la);
-			if (st < 0)
-				log_fatal("Connection closed");
-			if (st == SSH_FX_OK && S_ISREG(la.perm)) {
-				download_tree_file(x, nsrc, ndst, &la);
-			} else {
-				if (st != SSH_FX_OK)
-					log_error("stat remote: %s", sftp_status_text((uint32_t)st));
-				else
-					log_error("download %s: not a regular file", nsrc);
-				log_error("Download of file %s to %s failed", nsrc, ndst);
-				ret = -1;
-			}
-		} else {
-			log_verbose("%s: not a regular file", nsrc);
-		}
-		free(nsrc);
-		free(ndst);
-	}
-	sftp_dirents_free(ents, n);
-	if (x->p.preserve && (da->flags & SSH_FILEXFER_ATTR_ACMODTIME))
-		xfer_add_dirfix(x, false, dst, da);
-	free(canon);
-	return ret;
-}
-
-/* Expand a remote glob one path component at a time, as glob(3) would
- * (sorted, leading dots only matched explicitly). */
-static void
-glob_walk(struct xfer *x, const char *base, const char *rest, struct strv *out)
-{
-	const char *slash;
-	char *comp, *next;
-
-	while (*rest == '/')
-		rest++;
-	if (*rest == '\0') {
-		strv_push(out, base);
-		return;
-	}
-	slash = strchr(rest, '/');
-	comp = slash ? strndup(rest, (size_t)(slash - rest)) : xstrdup(rest);
-	if (!has_glob(comp)) {
-		next = *base ? path_join(base, comp) : xstrdup(comp);
-		if (slash == NULL) {
-			struct sftp_attrs a;
-			int st = sftp_stat(x->conns[0], next, false, &a);
-
-			if (st < 0)
-				log_fatal("Connection closed");
-			if (st == SSH_FX_OK)
-				strv_push(out, next);
-		} else {
-			glob_walk(x, next, slash, out);
-		}
-		free(next);
-		free(comp);
-		return;
-	}
-	struct sftp_dirent *ents;
-	size_t n;
-	int st = sftp_readdir_all(x->conns[0], *base ? base : ".", &ents, &n);
-
-	if (st < 0)
-		log_fatal("Connection closed");
-	if (st == SSH_FX_OK || st == SSH_FX_BAD_MESSAGE) {
-		struct strv names = { 0 };
-
-		for (size_t i = 0; i < n; i++)
-			if (fnmatch(comp, ents[i].name, FNM_PERIOD) == 0)
-				strv_push(&names, ents[i].name);
-		if (names.n > 1)
-			qsort(names.v, names.n, sizeof(char *),
-			    strcmp_ptr);
-		for (size_t i = 0; i < names.n; i++) {
-			next = *base ? path_join(base, names.v[i]) : xstrdup(names.v[i]);
-			if (slash == NULL)
-				strv_push(out, next);
-			else
-				glob_walk(x, next, slash, out);
-			free(next);
-		}
-		strv_free(&names);
-		sftp_dirents_free(ents, n);
-	}
-	free(comp);
-}
-
-void
-xfer_download(struct xfer *x, const char *src, const char *dst)
-{
-	struct strv matches = { 0 };
-	struct stat lst;
-	bool dst_is_dir, dst_exists;
-	char *abs_src = remote_path_prepare(src);
-
-	if (has_glob(abs_src))
-		glob_walk(x, *abs_src == '/' ? "/" : "", abs_src, &matches);
-	if (matches.n == 0)
-		strv_push(&matches, abs_src);	/* GLOB_NOCHECK */
-
-	dst_exists = stat(dst, &lst) == 0;
-	dst_is_dir = dst_exists && S_ISDIR(lst.st_mode);
-	if (matches.n > 1 && !dst_is_dir) {
-		if (dst_exists) {
-			log_error("Multiple files match pattern, but destination \"%s\" is not a directory", dst);
-			goto out;
-		}
-		if (mkdir(dst, 0777) != 0) {
-			log_error("local mkdir \"%s\": %s", dst, strerror(errno));
-			goto out;
-		}
-		dst_is_dir = true;
-	}
-	for (size_t i = 0; i < matches.n; i++) {
-		const char *m = matches.v[i];
-		struct sftp_attrs a;
-		int st = sftp_stat(x->conns[0], m, true, &a);
-		char *filename, *abs_dst;
-
-		if (st < 0)
-			log_fatal("Connection closed");
-		if (st != SSH_FX_OK) {
-			log_error("%s: %s", src, strerror(ENOENT));
-			continue;
-		}
-		filename = base_name(m);
-		abs_dst = dst_is_dir ? path_join(dst, filename) : xstrdup(dst);
-		if (S_ISDIR(a.perm) && x->p.recursive) {
-			(void)download_dir(x, m, abs_dst, &a, 0);
-		} else if (!S_ISREG(a.perm)) {
-			/* scp globs with GLOB_MARK: a directory shows a '/'. */
-			size_t ml = strlen(m);
-
-			log_error("download %s%s: not a regular file", m,
-			    S_ISDIR(a.perm) && ml > 0 && m[ml - 1] != '/' ? "/" : "");
-		} else {
-			download_enqueue(x, m, abs_dst, &a);
-		}
-		free(filename);
-		free(abs_dst);
-	}
-out:
-	strv_free(&matches);
-	free(abs_src);
 }

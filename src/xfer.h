@@ -1,12 +1,12 @@
 /* xfer: the copy engine.
  *
- * Planning (walks, stats, mkdirs, target rules) runs synchronously on the
- * first connection, exactly in scp's order and with scp's messages.  It
- * queues one task per file (or per chunk of a big file when there are
- * several connections); xfer_run then drains the queue with one worker per
- * connection, each keeping many files open and many READ/WRITE requests in
- * flight, so neither big files nor many small files wait a round trip per
- * request. */
+ * Planning (plan.h: walks, stats, mkdirs, target rules) runs synchronously
+ * on the first connection, exactly in scp's order and with scp's messages,
+ * and adds the files it finds here.  The run queues one task per file (or
+ * per chunk of a big file when there are several connections) and drains
+ * the queue with one worker per connection, each keeping many files open
+ * and many READ/WRITE requests in flight, so neither big files nor many
+ * small files wait a round trip per request. */
 #ifndef FSCP_XFER_H
 #define FSCP_XFER_H
 
@@ -15,12 +15,12 @@
 #include <stdint.h>
 
 struct sftp_conn;
+struct sftp_attrs;
 struct bwlimit;
 struct progress;
 
 struct xfer_params {
 	bool preserve;		/* -p */
-	bool recursive;		/* -r */
 	unsigned nrequests;	/* requests in flight per connection; 0 = default */
 	uint64_t chunk_size;	/* smallest piece of a file split across connections; 0 = never split */
 	uint64_t inflight_bytes;	/* READ bytes in flight per connection; 0 = default */
@@ -31,18 +31,41 @@ struct xfer_params {
 
 struct xfer;
 
-/* conns[0] is used for planning; all are used for transfers.  The engine
- * does not own the connections. */
+/* conns[0] is left to planning until the run; all are used for transfers
+ * (conns[0] also sets directory attributes after it).  The engine does not
+ * own the connections. */
 struct xfer *xfer_new(const struct xfer_params *p, struct sftp_conn **conns, int nconns);
 void xfer_free(struct xfer *x);
 
-/* scp's source_sftp(): one local source to the remote target.  Errors are
- * reported and counted (log_errors()); fatal ones drain what is queued
- * first, then exit 255 as scp does. */
-void xfer_upload(struct xfer *x, const char *src, const char *target,
-    bool target_should_be_dir);
-/* scp's sink_sftp(): one remote source (glob allowed) to the local dst. */
-void xfer_download(struct xfer *x, const char *src, const char *dst);
+enum xfer_dir { XFER_UP, XFER_DOWN };
+
+/* One file to move, as planning found it (strings are copied). */
+struct xfer_item {
+	enum xfer_dir dir;
+	const char *local, *remote;
+	uint64_t size;
+	uint32_t perm;		/* source mode bits */
+	uint32_t atime, mtime;
+	bool no_meter;		/* scp shows no meter for an empty download */
+};
+
+/* Where a planned file comes from, for scp's lines after a failure:
+ * fail_msg is said right after the message that says why the file failed,
+ * once; a group (an uploaded directory) says its line once after the run
+ * when any of its files failed.  Either may be NULL, or o itself. */
+struct xfer_group;
+struct xfer_origin {
+	const char *fail_msg;
+	struct xfer_group *group;
+};
+void xfer_add(struct xfer *x, const struct xfer_item *it, const struct xfer_origin *o);
+/* A new group whose line is msg (copied). */
+struct xfer_group *xfer_group_new(struct xfer *x, const char *msg);
+/* Planning said the group's line already: the run does not repeat it. */
+void xfer_group_said(struct xfer_group *g);
+/* A directory's mode and times (remote: SETSTAT attributes; local: the
+ * times), set after the run, after its contents, in the order added. */
+void xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a);
 /* Move everything queued, then apply directory modes/times (after their
  * contents, as scp does).  Returns -1 when a connection died. */
 int xfer_run(struct xfer *x);

@@ -78,6 +78,23 @@ fresh_case "fresh: download 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v
 fresh_case "fresh: upload -r -p (9 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
 fresh_case "fresh: download 9 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
 
+# -O has one stream: a big upload takes one fresh libssh connection (the
+# remote scp on an exec channel); a download, its size unknown, stays on
+# the master.  Legacy remote paths are absolute (not the SFTP root).
+name="fresh: -O upload 9 MiB on an exec channel"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p src/big.bin "cm-test:{HOME}/dst/"
+route_expect "$name" fresh "ControlMaster socket $sockre is live"
+route_check "$name" "fscp ran the remote scp on an exec channel" \
+	grep -q "legacy protocol over a libssh exec channel" "$ROUTE_ERR_fscp"
+route_check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
+	test "$ROUTE_LOGINS_scp" -eq 0
+route_check "$name" "fscp made one new connection (got $ROUTE_LOGINS_fscp logins)" \
+	test "$ROUTE_LOGINS_fscp" -eq 1
+name="-O download stays on the master"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v -O "cm-test:{HOME}/src/big.bin" dst/
+route_expect "$name" standard "size unknown"
+route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
+
 # A small upload is cheaper on the master than a handshake.
 name="small upload stays on the master"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin cm-test:dst/

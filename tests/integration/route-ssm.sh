@@ -177,6 +177,13 @@ route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "
 route_check "$name" "fscp asked describe-instances about $I_DIR" \
 	grep -q "ec2 describe-instances .*$I_DIR" "$FSCP_FAKE_AWS_LOG"
 
+name="ssm-direct: -O download -p on an exec channel"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p "$I_DIR:{HOME}/src/mid.bin" dst/
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+route_check "$name" "fscp ran the remote scp on an exec channel" \
+	grep -q "legacy protocol over a libssh exec channel" "$ROUTE_ERR_fscp"
+route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+
 name="ssm-direct: FSCP_SSM_DIRECT=127.0.0.1 for an instance without an address"
 export FSCP_SSM_DIRECT=127.0.0.1
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_PAR:dst/"
@@ -216,6 +223,51 @@ name="unknown instance, -v: the bypass fails, then the standard route"
 route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- -v src/mid.bin "$I_NONE:dst/"
 route_check "$name" "fscp says the bypass failed and falls back" \
 	grep -q "bypass failed: .*falling back to the standard route" "$ROUTE_ERR_fscp"
+unset FSCP_SSM_DIRECT
+
+# ssh's "checking without port identifier": an instance whose key was
+# recorded before it moved off port 22 is still known, so the direct route
+# (which checks the key as ssh does) is taken.
+I_NP=i-0123456789abcdef5
+printf '%s 127.0.0.1 %s 127.0.0.1 -\n' "$I_NP" "$SSHD_PORT" >>"$FSCP_FAKE_AWS_INSTANCES"
+echo "$I_NP $KEY" >>"$FSCP_WORK/ssm_known_hosts"
+name="ssm-direct: key recorded without the port"
+export FSCP_SSM_DIRECT=auto
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_NP:dst/"
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+unset FSCP_SSM_DIRECT
+
+# A changed host key on every bypass route: refused, nothing copied, the same
+# messages and status as scp (ssh's warning from the standard route fscp
+# falls back to).  The key on record for these instances is another one.
+I_CHG=i-0123456789abcdef3	# private address 127.0.0.1: ssm-direct would apply
+I_CHGP=i-0123456789abcdef4	# no address: ssm-parallel would apply
+printf '%s 127.0.0.1 %s 127.0.0.1 -\n%s 127.0.0.1 %s - -\n' \
+	"$I_CHG" "$SSHD_PORT" "$I_CHGP" "$SSHD_PORT" >>"$FSCP_FAKE_AWS_INSTANCES"
+WRONG=$(cut -d' ' -f1,2 "$D2/ssh_host_ed25519_key.pub")
+for i in "$I_CHG" "$I_CHGP"; do
+	echo "[$i]:$SSHD_PORT $WRONG"
+done >>"$FSCP_WORK/ssm_known_hosts"
+echo "[127.0.0.1]:$SSHD_PORT $WRONG" >"$FSCP_WORK/changed_known_hosts"
+nothing_copied() {
+	route_check "$1" "nothing reached the remote dst/" \
+		test -z "$(ls -A "$FSCP_WORK/run/fscp/R/dst" 2>/dev/null)"
+	route_check "$1" "no key was added" bash -c "! grep -q 'Permanently added' '$ROUTE_ERR_fscp'"
+}
+export FSCP_SSM_DIRECT=auto
+for t in "ssm-direct:$I_CHG" "ssm-parallel:$I_CHGP"; do
+	name="changed host key, ${t%%:*} route: refused, nothing copied"
+	route_compare --name "$name" --setup setup --expect-rc 255 -- src/big.bin "${t#*:}:dst/"
+	nothing_copied "$name"
+	route_check "$name" "ssh's verdict reached the user" \
+		grep -q "Host key verification failed" "$ROUTE_ERR_fscp"
+done
+name="changed host key, fresh route (FSCP_ROUTE=bypass): refused, nothing copied"
+export FSCP_ROUTE=bypass
+route_compare --name "$name" --setup setup --expect-rc 255 -- \
+	-o "UserKnownHostsFile=$FSCP_WORK/changed_known_hosts" src/big.bin fscp-test:dst/
+unset FSCP_ROUTE
+nothing_copied "$name"
 unset FSCP_SSM_DIRECT
 
 fscp_test_done

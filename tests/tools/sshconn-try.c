@@ -14,7 +14,8 @@
  *     -e CMD    exec CMD, read all output, print "BYTES n MB/s x"
  *     -n CHUNK  caller's read size for -e (default 32768)
  *
- * Exit status: 0 ok, 2 connect, 3 host key, 4 auth, 5 channel, 1 other. */
+ * Exit status: 0 ok, 2 connect, 3 host key refused, 4 auth, 5 channel,
+ * 6 host key left to ssh (it would ask), 1 other. */
 #include "config.h"
 
 #include <stdio.h>
@@ -140,7 +141,7 @@ main(int argc, char **argv)
 		case 'x': p.probe_only = true; break;
 		case 't': cfg.connecttimeout = atoi(optarg); break;
 		case 'r': p.read_buf = strtoul(optarg, NULL, 0); break;
-		case 'H': p.hash_known_hosts = true; break;
+		case 'H': cfg.hashknownhosts = true; break;
 		case 'S': sftp = true; break;
 		case 'e': cmd = optarg; break;
 		case 'n': chunk = strtoul(optarg, NULL, 0); break;

@@ -13,7 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <libssh/libssh.h>
+#include <openssl/crypto.h>
+#include <zlib.h>
+
 #include "args.h"
+#include "version.h"
 
 #define MAXARGS 24
 
@@ -110,6 +115,21 @@ static const struct grammar_case grammar[] = {
 	{ { "scp", "-M" }, ARGS_USAGE, "option requires an argument -- M", 0, NULL, NULL },
 	/* -M takes an argument but scp has no case for it */
 	{ { "scp", "-M", "x", "a", "b" }, ARGS_USAGE, "", 0, NULL, NULL },
+	/* --version: only as the whole first word; anywhere else scp's
+	 * grammar applies (an operand, or the unknown option "-") */
+	{ { "scp", "--version" }, ARGS_VERSION, "", 0, NULL, NULL },
+	{ { "scp", "--version", "a", "b" }, ARGS_VERSION, "", 0, NULL, NULL },
+	{ { "scp", "--", "--version", "x" }, ARGS_OK, "", 2, "--version", "" },
+	{ { "scp", "a", "--version" }, ARGS_OK, "", 2, "a", "" },
+	{ { "scp", "-o", "--version", "a", "b" }, ARGS_OK, "", 2, "a", "-o|--version" },
+	{ { "scp", "-r", "--version" }, ARGS_USAGE, "unknown option -- -", 0, NULL, NULL },
+	{ { "scp", "--versio" }, ARGS_USAGE, "unknown option -- -", 0, NULL, NULL },
+	{ { "scp", "--version=1" }, ARGS_USAGE, "unknown option -- -", 0, NULL, NULL },
+	{ { "scp", "---version" }, ARGS_USAGE, "unknown option -- -", 0, NULL, NULL },
+	{ { "scp", "--VERSION" }, ARGS_USAGE, "unknown option -- -", 0, NULL, NULL },
+	/* no -V: it stays scp's unknown option, alone or in a cluster */
+	{ { "scp", "-V" }, ARGS_USAGE, "unknown option -- V", 0, NULL, NULL },
+	{ { "scp", "-rV", "a", "b" }, ARGS_USAGE, "unknown option -- V", 0, NULL, NULL },
 	/* -1 is fatal; errors are reported in command-line order */
 	{ { "scp", "-1", "a", "b" }, ARGS_FATAL,
 	  "SSH protocol v.1 is no longer supported", 0, NULL, NULL },
@@ -370,6 +390,43 @@ START_TEST(test_usage)
 }
 END_TEST
 
+/* The usage text names the program as invoked: linked as scp, scp's. */
+START_TEST(test_progname)
+{
+	char buf[1024];
+
+	ck_assert_str_eq(args_progname("scp"), "scp");
+	ck_assert_str_eq(args_progname("/usr/local/bin/scp"), "scp");
+	ck_assert_str_eq(args_progname("./fscp"), "fscp");
+	ck_assert_str_eq(args_progname("fscp"), "fscp");
+	ck_assert_str_eq(args_progname("/opt/x/my-scp"), "my-scp");
+	ck_assert_str_eq(args_progname(""), "fscp");
+	ck_assert_str_eq(args_progname(NULL), "fscp");
+	ck_assert_str_eq(args_progname("dir/"), "fscp");
+	ck_assert_str_eq(args_usage(args_progname("/usr/bin/scp"), buf, sizeof(buf)), usage_scp);
+	args_usage(args_progname("/usr/local/bin/fscp"), buf, sizeof(buf));
+	ck_assert(strncmp(buf, "usage: fscp [-346ABCOpqRrsTv]", 29) == 0);
+}
+END_TEST
+
+/* ---- --version ---- */
+
+/* What --version prints: fscp's version, then the runtime libraries'. */
+START_TEST(test_version_text)
+{
+	char buf[512], want[512];
+
+	snprintf(want, sizeof(want), "fscp %s\nlibssh %s\n%s\nzlib %s\n", PACKAGE_VERSION,
+	    ssh_version(0), OpenSSL_version(OPENSSL_VERSION), zlibVersion());
+	ck_assert_str_eq(version_text(buf, sizeof(buf)), want);
+	ck_assert(strncmp(strchr(buf, '\n') + 1, "libssh 0.", 9) == 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\nOpenSSL "));
+	ck_assert_ptr_nonnull(strstr(buf, "\nzlib 1."));
+	/* cut short, still a string */
+	ck_assert_str_eq(version_text(buf, 6), "fscp ");
+}
+END_TEST
+
 /* ---- helpers ---- */
 
 START_TEST(test_strtonum)
@@ -486,8 +543,9 @@ START_TEST(test_real_scp)
 	enum args_status st;
 	int rc;
 
-	/* Only cases that make scp stop before touching any file. */
-	if (c->st == ARGS_OK || !real_scp_is_92())
+	/* Only cases that make scp stop before touching any file; --version
+	 * is fscp's own (test_real_scp_version). */
+	if (c->st == ARGS_OK || c->st == ARGS_VERSION || !real_scp_is_92())
 		return;
 	st = parse(c->argv, &o);
 	want[0] = '\0';
@@ -499,6 +557,22 @@ START_TEST(test_real_scp)
 	args_free(&o);
 	rc = run_real_scp(c->argv, got, sizeof(got));
 	ck_assert_msg(rc == (int)st, "case %d: real scp exit %d, ours %d", _i, rc, st);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* The one command line fscp reads otherwise than scp: for scp 9.2
+ * "--version" first is the unknown option "-" and a usage error. */
+START_TEST(test_real_scp_version)
+{
+	static const char *const argv[] = { "scp", "--version", NULL };
+	char got[4096], want[4096], usage[1024];
+
+	if (!real_scp_is_92())
+		return;
+	snprintf(want, sizeof(want), "scp: unknown option -- -\r\n%s",
+	    args_usage("scp", usage, sizeof(usage)));
+	ck_assert_int_eq(run_real_scp(argv, got, sizeof(got)), 1);
 	ck_assert_str_eq(got, want);
 }
 END_TEST
@@ -517,6 +591,8 @@ args_suite(void)
 	    (int)(sizeof(last_wins) / sizeof(last_wins[0])));
 	tcase_add_test(tc, test_operands_point_into_argv);
 	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_progname);
+	tcase_add_test(tc, test_version_text);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helpers");
@@ -528,6 +604,7 @@ args_suite(void)
 	tc = tcase_create("real_scp");
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_real_scp, 0, NGRAMMAR);
+	tcase_add_test(tc, test_real_scp_version);
 	suite_add_tcase(s, tc);
 	return s;
 }

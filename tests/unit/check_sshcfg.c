@@ -222,6 +222,30 @@ START_TEST(parse_defaults_and_garbage)
 }
 END_TEST
 
+START_TEST(parse_hostkey_options)
+{
+	struct sshcfg c;
+
+	ck_assert_int_eq(sshcfg_parse("hostname h\ncheckhostip yes\nhashknownhosts yes\n"
+	    "nohostauthenticationforlocalhost yes\nverifyhostkeydns ask\n"
+	    "knownhostscommand /bin/kh %H\nrevokedhostkeys /etc/ssh/krl\n"
+	    "hostkeyalias none\n", &c), 0);
+	ck_assert(c.checkhostip && c.hashknownhosts && c.nohostauthenticationforlocalhost);
+	ck_assert(c.verifyhostkeydns);
+	ck_assert_str_eq(c.knownhostscommand, "/bin/kh %H");
+	ck_assert_str_eq(c.revokedhostkeys, "/etc/ssh/krl");
+	ck_assert_ptr_null(sshcfg_hostkeyalias(&c));
+	sshcfg_free(&c);
+	ck_assert_int_eq(sshcfg_parse("hostname h\ncheckhostip no\nverifyhostkeydns false\n"
+	    "knownhostscommand none\nrevokedhostkeys none\nhostkeyalias a1\n", &c), 0);
+	ck_assert(!c.checkhostip && !c.hashknownhosts && !c.verifyhostkeydns);
+	ck_assert_ptr_null(c.knownhostscommand);
+	ck_assert_ptr_null(c.revokedhostkeys);
+	ck_assert_str_eq(sshcfg_hostkeyalias(&c), "a1");
+	sshcfg_free(&c);
+}
+END_TEST
+
 START_TEST(tilde)
 {
 	struct sshcfg c;
@@ -475,6 +499,7 @@ sshcfg_suite(void)
 	tcase_add_test(tc, parse_none_values);
 	tcase_add_test(tc, parse_proxycommand_verbatim);
 	tcase_add_test(tc, parse_defaults_and_garbage);
+	tcase_add_test(tc, parse_hostkey_options);
 	tcase_add_test(tc, tilde);
 	suite_add_tcase(s, tc);
 

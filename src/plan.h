@@ -1,0 +1,49 @@
+/* plan: scp's source and sink planning for SFTP copies (scp.c
+ * source_sftp() and sink_sftp(), sftp-client.c upload_dir() and
+ * download_dir()): which source goes where, the stats, mkdirs and target
+ * rules, with scp's messages in scp's order.  It runs synchronously on one
+ * connection and hands each file it finds to the engine (xfer_add), which
+ * moves them later.  The remote helpers at the bottom need no engine, so
+ * other copy paths (remote to remote) can expand and test remote paths the
+ * same way. */
+#ifndef FSCP_PLAN_H
+#define FSCP_PLAN_H
+
+#include <stdbool.h>
+
+struct plan;
+struct sftp_conn;
+struct strv;
+struct xfer;
+
+/* Plan onto x, asking c (which nothing else uses while planning runs).
+ * -r and -p as in scp.  Neither x nor c is owned. */
+struct plan *plan_new(struct xfer *x, struct sftp_conn *c, bool recursive, bool preserve);
+void plan_free(struct plan *p);
+
+/* scp's source_sftp(): one local source to the remote target.  Errors are
+ * reported and counted (log_errors()); fatal ones move what is already
+ * planned first, then exit 255 as scp does. */
+void plan_upload(struct plan *p, const char *src, const char *target,
+    bool target_should_be_dir);
+/* scp's sink_sftp(): one remote source (glob allowed) to the local dst. */
+void plan_download(struct plan *p, const char *src, const char *dst);
+
+/* ---- remote helpers: synchronous on c; a dead c is fatal ("Connection
+ * closed", exit 255), as in scp. */
+
+/* scp's prepare_remote_path(): "", "~" and "~/x" are relative to the login
+ * directory, where the SFTP server starts.  Returns a new string. */
+char *plan_remote_path(const char *path);
+/* Whether path names a directory (symlinks followed). */
+bool plan_remote_is_dir(struct sftp_conn *c, const char *path);
+/* True when s has glob(3) wildcards. */
+bool plan_has_glob(const char *s);
+/* Expand a remote glob as glob(3) would, one path component at a time:
+ * each component's matches sorted, leading dots only matched explicitly;
+ * a path without wildcards matches itself when it exists (lstat).  The
+ * matches are appended to out; none when nothing matches (scp then takes
+ * the pattern as it is, GLOB_NOCHECK, which is the caller's choice). */
+void plan_remote_glob(struct sftp_conn *c, const char *pattern, struct strv *out);
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/bash
+# The Debian package: build it with `dpkg-buildpackage -us -uc -b` from a
+# copy of the source tree in a scratch directory, unpack the .deb into a
+# scratch root (dpkg -x, nothing is installed on this machine) and run the
+# fscp in it.  Checks what the package must carry (binary, man page,
+# completions, README, NEWS, copyright, the alias example), that Depends
+# came from shlibs, and, where lintian is installed, that lintian finds
+# nothing at all, pedantic tags included.
+#
+# SKIP (77) with the reason when the build tools or build dependencies are
+# missing.  The package's own unit tests are left out (nocheck): make check
+# has just run them on this very tree.
+set -u
+: "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "FAIL: $*"; exit 1; }
+
+for tool in dpkg-buildpackage dpkg-checkbuilddeps dpkg-deb dh rsync; do
+	command -v "$tool" >/dev/null || skip "$tool is not installed (dpkg-dev, debhelper, rsync; see contrib/install-deps.sh)"
+done
+[ -f "$srcdir/debian/control" ] || die "no debian/control in $srcdir"
+unmet=$(cd "$srcdir" && dpkg-checkbuilddeps 2>&1) || skip "build dependencies missing: $unmet"
+
+t0=$SECONDS
+work=$(mktemp -d "${TMPDIR:-/tmp}/fscp-deb.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+version=$(sed -n '1s/^fscp (\([^)]*\)).*/\1/p' "$srcdir/debian/changelog")
+src="$work/fscp-${version%-*}"
+
+# The source as a user has it: without VCS data and build directories (an
+# out-of-tree build in build*/ or distcheck's _build), writable.
+rsync -a --exclude=/.git --exclude='/build*' --exclude=/_build --exclude=/_inst \
+	--exclude=/autom4te.cache --exclude=/debian/fscp --exclude=/debian/.debhelper \
+	--exclude=/debian/build --exclude="/debian/autoreconf.*" \
+	"$srcdir/" "$src/" || die "cannot copy $srcdir"
+chmod -R u+w "$src"
+# A tree configured in place would make the package's out-of-tree build refuse.
+if [ -f "$src/config.status" ]; then
+	(cd "$src" && make -s distclean >/dev/null 2>&1) || rm -f "$src/config.status"
+fi
+
+log="$work/build.log"
+# Not inside make check's make: its MAKEFLAGS (jobserver, TESTS=...) are
+# not the package build's.
+if ! (cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="nocheck parallel=2" \
+	dpkg-buildpackage -us -uc -b >"$log" 2>&1); then
+	tail -n 60 "$log"
+	die "dpkg-buildpackage -us -uc -b failed (log above)"
+fi
+echo "built in $((SECONDS - t0)) s"
+deb=$(ls "$work"/fscp_"$version"_*.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || die "no fscp_${version}_*.deb in $work: $(ls "$work")"
+
+fails=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then echo "PASS: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+
+root="$work/root"
+dpkg -x "$deb" "$root" || die "dpkg -x $deb failed"
+out=$("$root/usr/bin/fscp" --version 2>&1)
+echo "$out"
+check "the installed fscp --version says fscp ${version%-*}" \
+	test "$(sed -n 1p <<<"$out")" = "fscp ${version%-*}"
+for f in usr/bin/fscp usr/share/man/man1/fscp.1.gz \
+	usr/share/bash-completion/completions/fscp usr/share/zsh/vendor-completions/_fscp \
+	usr/share/doc/fscp/copyright usr/share/doc/fscp/changelog.gz \
+	usr/share/doc/fscp/examples/fscp-alias.sh; do
+	check "carries /$f" test -f "$root/$f"
+done
+for f in README NEWS; do
+	check "carries /usr/share/doc/fscp/$f" eval "ls '$root/usr/share/doc/fscp/$f'* >/dev/null 2>&1"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+check "Depends from shlibs names libssh, libc and libcrypto's package" \
+	eval "grep -q 'libssh-4' <<<'$depends' && grep -q 'libc6' <<<'$depends' && grep -q 'libssl3' <<<'$depends'"
+check "Depends on openssh-client (fscp runs ssh)" eval "grep -q 'openssh-client' <<<'$depends'"
+
+if command -v lintian >/dev/null; then
+	t1=$SECONDS
+	# Every tag that is not overridden counts, pedantic ones included.
+	lint=$(lintian --pedantic --display-info --tag-display-limit 0 "$deb" "$work"/fscp_*.changes 2>&1 |
+		grep -v '^running with root privileges is not recommended!$')
+	echo "lintian took $((SECONDS - t1)) s"
+	if [ -n "$lint" ]; then
+		echo "$lint"
+		check "lintian --pedantic finds nothing" false
+	else
+		check "lintian --pedantic finds nothing" true
+	fi
+else
+	echo "note: lintian is not installed; not run"
+fi
+echo "$(basename "$0"): $fails failed, $((SECONDS - t0)) s in all"
+[ "$fails" = 0 ]

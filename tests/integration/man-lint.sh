@@ -1,0 +1,33 @@
+#!/bin/bash
+# man/fscp.1 is lint-clean: no message at all from `mandoc -Tlint` (style
+# level included) nor from `groff -ww -z -man`.  SKIP (77) with the reason
+# when either program is missing.
+set -u
+: "${srcdir:?srcdir is not set}"
+man=$srcdir/man/fscp.1
+command -v mandoc >/dev/null || { echo "SKIP: mandoc is not installed (apt-get install mandoc)"; exit 77; }
+command -v groff >/dev/null || { echo "SKIP: groff is not installed (apt-get install groff-base)"; exit 77; }
+fails=0
+
+# lint NAME COMMAND...: the command must print nothing at all.
+lint() {
+	local name=$1 out
+	shift
+	out=$("$@" 2>&1)
+	if [ -n "$out" ]; then
+		echo "FAIL: $name:"
+		echo "$out"
+		fails=$((fails + 1))
+	else
+		echo "PASS: $name prints nothing"
+	fi
+}
+lint "mandoc -Tlint" mandoc -Tlint "$man"
+lint "groff -ww -z -man" groff -ww -z -man "$man"
+# What man(1) shows on a terminal must not warn either (lintian runs this).
+if command -v man >/dev/null; then
+	export LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80
+	lint "man --warnings" sh -c 'man --warnings -E UTF-8 -l -Tutf8 -Z "$1" >/dev/null' sh "$man"
+fi
+echo "$(basename "$0"): $fails failed"
+[ "$fails" = 0 ]
