@@ -6,8 +6,8 @@
 #   run.sh SRCDIR BUILDDIR HARNESS...
 #
 # Environment: FUZZ_CC (default clang), FUZZ_SECONDS, FUZZ_LIBS (extra link
-# libraries: libcrypto for proxycmd's %C).  Each harness keeps its growing
-# corpus in BUILDDIR/fuzz-run/NAME/corpus and starts from the seeds in
+# libraries; default -lcrypto, for proxycmd's %C).  Each harness keeps its
+# growing corpus in BUILDDIR/fuzz-run/NAME/corpus and starts from the seeds in
 # SRCDIR/tests/fuzz/corpus/NAME plus the saved crashes in
 # SRCDIR/tests/fuzz/crashes/NAME.  A crash is kept as
 # BUILDDIR/fuzz-run/NAME/crash-<sha1>; once fixed, copy it into
@@ -22,7 +22,7 @@ secs=${FUZZ_SECONDS:-60}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 out=$builddir/fuzz-run
 # The pure modules the harnesses reach; nothing here spawns or connects.
-lib_srcs="log strv args operand sshcfg proxycmd sftp_msg sftp"
+lib_srcs="log strv args operand sshcfg proxycmd sftp_msg sftp scp_proto"
 
 case $secs in
 '' | *[!0-9]*) echo "make fuzz: FUZZ_SECONDS must be a number of seconds, not '$secs'" >&2; exit 1 ;;
@@ -52,7 +52,7 @@ for h in "$@"; do
 	echo "=== fuzz $h: building"
 	# shellcheck disable=SC2086
 	if ! "$cc" $flags -std=c11 -I"$builddir" -I"$srcdir/src" -I"$srcdir/tests/fuzz" \
-		-o "$dir/fuzz_$h" "$srcdir/tests/fuzz/fuzz_$h.c" $srcs ${FUZZ_LIBS:-} -pthread; then
+		-o "$dir/fuzz_$h" "$srcdir/tests/fuzz/fuzz_$h.c" $srcs ${FUZZ_LIBS:--lcrypto} -pthread; then
 		summary="$summary$h: BUILD FAILED\n"
 		failed=1
 		continue
