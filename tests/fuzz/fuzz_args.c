@@ -57,6 +57,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		check_operands(&o);
 		break;
+	case ARGS_VERSION:	/* "--version" first: nothing else parsed */
+		break;
 	case ARGS_USAGE:
 	case ARGS_FATAL:
 		if (memchr(o.diag, '\0', sizeof(o.diag)) == NULL)
