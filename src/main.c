@@ -14,6 +14,7 @@
 
 #include "args.h"
 #include "bwlimit.h"
+#include "crossload.h"
 #include "log.h"
 #include "operand.h"
 #include "plan.h"
@@ -33,25 +34,10 @@ struct run {
 	struct xfer *x;
 	struct plan *pl;	/* planning onto x, on its first connection */
 	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
+	struct session from;	/* remote to remote: the open source, if from_open */
+	bool from_open;
+	bool single;		/* only remote sources: the target needs one connection */
 };
-
-/* Hand the whole command to OpenSSH's scp, for what fscp does not do
- * itself yet.  It then behaves exactly as scp, because it is scp. */
-static void FSCP_NORETURN
-delegate_to_scp(char **argv, const char *why)
-{
-	const char *scp = getenv("FSCP_SCP");
-
-	if (scp == NULL || *scp == '\0')
-		scp = "/usr/bin/scp";
-	if (getenv("FSCP_DELEGATED") != NULL)
-		log_fatal("%s: refusing to delegate to %s twice", why, scp);
-	setenv("FSCP_DELEGATED", "1", 1);
-	log_verbose("route scp: %s; running %s", why, scp);
-	fflush(NULL);
-	execv(scp, argv);
-	log_fatal("%s needs %s: %s", why, scp, strerror(errno));
-}
 
 static void
 run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
@@ -59,7 +45,10 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 {
 	struct xfer_params xp = { 0 };
 
-	session_open(&r->s, r->o, host, user, port, bytes, sample);
+	if (r->single)
+		session_open_one(&r->s, r->o, host, user, port);
+	else
+		session_open(&r->s, r->o, host, user, port, bytes, sample);
 	xp.preserve = r->o->preserve;
 	xp.nrequests = r->o->sftp_nrequests;
 	xp.chunk_size = r->s.chunk_size;
@@ -71,17 +60,39 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
 }
 
-/* The session's connections still coming up, for the engine. */
+/* The session's connections still coming up, for the engine, and one
+ * more when all of them died. */
 static struct sftp_conn *
 run_next_conn(void *ctx)
 {
-	return session_next_conn(ctx);
+	return session_next_conn(&((struct run *)ctx)->s);
 }
 
 static void
 run_stop_conns(void *ctx)
 {
-	session_stop_pending(ctx);
+	session_stop_pending(&((struct run *)ctx)->s);
+}
+
+static struct sftp_conn *
+run_reconnect(void *ctx)
+{
+	struct run *r = ctx;
+
+	return session_reconnect(&r->s, r->o);
+}
+
+/* Every connection died with work left: scp's lostconn(). */
+static void FSCP_NORETURN
+run_lost(struct run *r)
+{
+	fputs("lost connection\n", stderr);
+	xfer_free(r->x);
+	r->x = NULL;
+	(void)session_close(&r->s);
+	if (r->from_open)
+		(void)session_close(&r->from);
+	exit(1);
 }
 
 static void
@@ -96,12 +107,12 @@ run_close(struct run *r)
 	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
 	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
 	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
-	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns, .ctx = &r->s,
-		.max = session_pending_count(&r->s) };
+	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
+		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(&r->s) };
 
 	xfer_set_joiner(r->x, &j);
 	if (xfer_run(r->x) != 0)
-		log_fatal("Connection closed");
+		run_lost(r);
 	xfer_free(r->x);
 	r->x = NULL;
 	/* scp counts a failing ssh as an error. */
@@ -170,8 +181,9 @@ upload_bytes(const struct fscp_opts *o, const char **sample)
 
 	*sample = NULL;
 	for (int i = 0; i < o->noperands - 1; i++) {
+		/* A remote source's size is known once it is listed. */
 		if (operand_colon(o->operands[i]) != NULL)
-			continue;
+			return -1;
 		if (*sample == NULL && stat(o->operands[i], &st) == 0 && S_ISREG(st.st_mode))
 			*sample = o->operands[i];
 		sum += local_bytes(o->operands[i], o->recursive, &budget);
@@ -197,11 +209,10 @@ effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 	return op->port != -1 ? op->port : o->port;
 }
 
-/* A remote source with a remote target: -R runs scp on the source host
- * (either protocol); -O -3 joins two ssh children.  SFTP through the local
- * host is still handed over before we get here. */
+/* A remote source with a remote target and scp on the hosts: -R runs scp
+ * on the source host (either protocol); -O -3 joins two ssh children. */
 static void
-remote_to_remote(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
+remote_to_remote_scp(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
 {
 	if (s->user != NULL && !operand_okname(s->user)) {
 		fprintf(stderr, "%s: invalid user name\n", s->user);
@@ -222,6 +233,111 @@ remote_to_remote(struct run *r, const struct fscp_operand *s, const struct fscp_
 	}
 }
 
+/* The one connection crossload moves a side's data over: the newest
+ * libssh one (a bypass, or what a listing route grew into), waiting for
+ * the first that is still coming up; else the ssh one. */
+static struct sftp_conn *
+data_conn(struct session *s)
+{
+	struct sftp_conn *c;
+
+	for (int i = s->nconns - 1; i >= 0; i--)
+		if (s->ssh != NULL && s->ssh[i] != NULL)
+			return s->conns[i];
+	if ((c = session_next_conn(s)) != NULL)
+		return c;
+	return s->conns[0];
+}
+
+/* Grow s into its bypass as a copy of bytes would; the connection to use,
+ * and no more are waited for.  *grew (if given) says whether it grew. */
+static struct sftp_conn *
+grow_for(struct session *s, const struct fscp_opts *o, long long bytes, bool *grew)
+{
+	struct sftp_conn *c;
+	bool g = session_grow(s, o, bytes);
+
+	if (grew != NULL)
+		*grew = g;
+	c = data_conn(s);
+	session_stop_pending(s);
+	return c;
+}
+
+static void
+source_close(struct run *r)
+{
+	if (!r->from_open)
+		return;
+	r->from_open = false;
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&r->from) != 0)
+		log_count_error();
+}
+
+/* The source's session; consecutive operands on one host share it (scp
+ * connects again for each). */
+static struct session *
+source_for(struct run *r, const struct fscp_operand *s)
+{
+	int port = effective_port(r->o, s);
+
+	if (r->from_open && strcmp(r->from.host, s->host) == 0 &&
+	    same_str(r->from.user, s->user) && r->from.port == port)
+		return &r->from;
+	source_close(r);
+	session_open_one(&r->from, r->o, s->host, s->user, port);
+	r->from_open = true;
+	return &r->from;
+}
+
+/* scp's remote to remote through this host (the default and -3): the
+ * destination once, then the source operands' hosts, each side on the
+ * route it would take alone: the source is listed first, then both
+ * sessions may grow into their bypass for the size found. */
+static void
+remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_operand *s,
+    bool tsbd)
+{
+	struct crossload_params cp = {
+		.preserve = r->o->preserve, .recursive = r->o->recursive,
+		.target_should_be_dir = tsbd, .nrequests = r->o->sftp_nrequests,
+		.bw = r->bw, .progress = r->pm,
+	};
+	struct session *src;
+	struct sftp_conn *from, *to;
+	struct crossload_plan *pl;
+	long long bytes;
+	bool grew;
+
+	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
+	session_stop_pending(&r->s);
+	/* Uploads of earlier local sources go first: scp copies in order, and
+	 * a later source may land on the same name. */
+	if (xfer_run(r->x) != 0)
+		run_lost(r);
+	src = source_for(r, s);
+	pl = crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp);
+	bytes = crossload_plan_bytes(pl);
+	from = grow_for(src, r->o, bytes, NULL);
+	to = grow_for(&r->s, r->o, bytes, &grew);
+	/* Uploads still to come need the target's new connection array. */
+	if (grew)
+		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes);
+	crossload_plan_free(pl);
+}
+
+static bool
+all_sources_remote(const struct fscp_opts *o)
+{
+	for (int i = 0; i < o->noperands - 1; i++)
+		if (operand_colon(o->operands[i]) == NULL)
+			return false;
+	return true;
+}
+
 static void
 toremote(struct run *r)
 {
@@ -232,6 +348,7 @@ toremote(struct run *r)
 	const char *sample;
 	long long bytes = upload_bytes(o, &sample);
 
+	r->single = all_sources_remote(o);
 	if (!parse_operand(targ_arg, &t))
 		return;
 	if (!t.remote) {
@@ -246,7 +363,14 @@ toremote(struct run *r)
 		if (!parse_operand(o->operands[i], &s))
 			continue;
 		if (s.remote) {
-			remote_to_remote(r, &s, &t);
+			if (o->legacy || !o->throughlocal) {
+				remote_to_remote_scp(r, &s, &t);
+			} else if (s.user != NULL && !operand_okname(s.user)) {
+				fprintf(stderr, "%s: invalid user name\n", s.user);
+				log_count_error();
+			} else {
+				remote_to_remote(r, &t, &s, tsbd);
+			}
 			operand_free(&s);
 			continue;
 		}
@@ -261,6 +385,7 @@ toremote(struct run *r)
 		plan_upload(pl, s.path, t.path, tsbd);
 		operand_free(&s);
 	}
+	source_close(r);
 	run_close(r);
 	operand_free(&t);
 }
@@ -338,24 +463,6 @@ tolocal(struct run *r)
 	run_close(r);
 }
 
-static bool
-needs_scp(const struct fscp_opts *o, const char **why)
-{
-	bool target_remote = operand_colon(o->operands[o->noperands - 1]) != NULL;
-
-	/* -O, -t/-f and -R are native (scp_legacy); SFTP remote to remote
-	 * through the local host is not yet. */
-	if (!target_remote || o->legacy || !o->throughlocal)
-		return false;
-	for (int i = 0; i < o->noperands - 1; i++) {
-		if (operand_colon(o->operands[i]) != NULL) {
-			*why = "remote-to-remote copy";
-			return true;
-		}
-	}
-	return false;
-}
-
 /* scp's killchild(): an interrupted copy exits 1.  Our ssh and proxy
  * children see their socket close and end on their own. */
 static void
@@ -371,7 +478,6 @@ main(int argc, char **argv)
 	struct fscp_opts o;
 	struct run r = { .o = &o };
 	enum args_status st;
-	const char *why;
 	char usage[1024];
 
 	log_init(argv[0], 0);
@@ -402,8 +508,6 @@ main(int argc, char **argv)
 	log_init(argv[0], o.verbose);
 	if (o.server_to || o.server_from)
 		exit(scp_legacy_server(&o));
-	if (needs_scp(&o, &why))
-		delegate_to_scp(argv, why);
 
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);

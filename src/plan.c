@@ -31,8 +31,8 @@ struct plan {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static char *
-path_join(const char *dir, const char *name)
+char *
+plan_path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);
 
@@ -146,7 +146,7 @@ glob_walk(struct sftp_conn *c, const char *base, const char *rest, struct strv *
 	slash = strchr(rest, '/');
 	comp = slash ? strndup(rest, (size_t)(slash - rest)) : xstrdup(rest);
 	if (!plan_has_glob(comp)) {
-		next = *base ? path_join(base, comp) : xstrdup(comp);
+		next = *base ? plan_path_join(base, comp) : xstrdup(comp);
 		if (slash == NULL) {
 			struct sftp_attrs a;
 
@@ -172,7 +172,7 @@ glob_walk(struct sftp_conn *c, const char *base, const char *rest, struct strv *
 		if (names.n > 1)
 			qsort(names.v, names.n, sizeof(char *), strcmp_ptr);
 		for (size_t i = 0; i < names.n; i++) {
-			next = *base ? path_join(base, names.v[i]) : xstrdup(names.v[i]);
+			next = *base ? plan_path_join(base, names.v[i]) : xstrdup(names.v[i]);
 			if (slash == NULL)
 				strv_push(out, next);
 			else
@@ -293,8 +293,8 @@ walk_tree(struct plan *p, const struct walk_ops *ops, const char *src, const cha
 		return -1;
 	}
 	while (ops->next(d, &name, &ea, &kind)) {
-		char *nsrc = path_join(src, name);
-		char *ndst = path_join(dst, name);
+		char *nsrc = plan_path_join(src, name);
+		char *ndst = plan_path_join(dst, name);
 
 		if (walk_entry(p, ops, d, nsrc, ndst, kind, &ea, g, depth) != 0)
 			ret = -1;
@@ -414,7 +414,7 @@ up_next(struct walk_dir *d, const char **name, struct sftp_attrs *a, enum walk_k
 			return false;
 	} while (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0);
 	*name = de->d_name;
-	path = path_join(d->up.path, *name);
+	path = plan_path_join(d->up.path, *name);
 	if (lstat(path, &st) == -1) {
 		log_error("%s: lstat failed: %s", path, strerror(errno));
 		*kind = WALK_FAILED;
@@ -533,7 +533,7 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 		p->target_cache_dir = true;
 		target_is_dir = true;
 	}
-	abs_dst = target_is_dir ? path_join(target, filename) : xstrdup(target);
+	abs_dst = target_is_dir ? plan_path_join(target, filename) : xstrdup(target);
 	if (S_ISDIR(st.st_mode) && p->recursive) {
 		char *msg = xasprintf("failed to upload directory %s to %s", src, targ);
 		struct xfer_group *g = xfer_group_new(p->x, msg);
@@ -714,7 +714,7 @@ plan_download(struct plan *p, const char *src, const char *dst)
 			continue;
 		}
 		filename = operand_basename(m);
-		abs_dst = dst_is_dir ? path_join(dst, filename) : xstrdup(dst);
+		abs_dst = dst_is_dir ? plan_path_join(dst, filename) : xstrdup(dst);
 		if (S_ISDIR(a.perm) && p->recursive) {
 			(void)walk_tree(p, &download_ops, m, abs_dst, &a, NULL, 0);
 		} else if (!S_ISREG(a.perm)) {

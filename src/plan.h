@@ -32,6 +32,8 @@ void plan_download(struct plan *p, const char *src, const char *dst);
 /* ---- remote helpers: synchronous on c; a dead c is fatal ("Connection
  * closed", exit 255), as in scp. */
 
+/* dir + "/" + name, with no doubled '/' ("" + name is name). */
+char *plan_path_join(const char *dir, const char *name);
 /* scp's prepare_remote_path(): "", "~" and "~/x" are relative to the login
  * directory, where the SFTP server starts.  Returns a new string. */
 char *plan_remote_path(const char *path);

@@ -1,6 +1,7 @@
 /* proxycmd: ProxyCommand token expansion, spawning, SSM and ProxyJump parsing. */
 #include "config.h"
 #include "proxycmd.h"
+#include "proc.h"
 #include "sshcfg.h"
 #include "strv.h"
 
@@ -250,7 +251,10 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 	int fds[6] = { -1, -1, -1, -1, -1, -1 };
 	int *sp = fds, *pin = fds + 2, *pout = fds + 4;
 	const char *shell = proxycmd_shell(getenv("SHELL"));
-	char *cmd;
+	char *cmd, *argv[4];
+	struct proc_spec ps = {
+		.err = PROC_KEEP, .msg = PROC_MSG_PERROR, .exec_status = 1,
+	};
 	pid_t p;
 	pthread_t tid;
 	struct proxy_relay *r;
@@ -265,30 +269,20 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 		return -1;
 	}
 	cmd = xasprintf("exec %s", expanded);
-	p = fork();
+	argv[0] = (char *)shell;
+	argv[1] = (char *)"-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	/* stderr stays the user's: SSM and aws errors must be seen.  Same
+	 * process group as fscp, as ssh leaves its proxy. */
+	ps.argv = argv;
+	ps.in = pin[0];
+	ps.out = pout[1];
+	p = proc_spawn(&ps, err, errlen);
 	if (p == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close_open(fds, 6);
 		free(cmd);
 		return -1;
-	}
-	if (p == 0) {
-		char *argv[4];
-
-		/* dup2 clears close-on-exec on the copies. */
-		if (dup2(pin[0], 0) == -1 || dup2(pout[1], 1) == -1) {
-			perror("dup2");
-			_exit(1);
-		}
-		/* stderr stays the user's: SSM and aws errors must be seen. */
-		signal(SIGPIPE, SIG_DFL);
-		argv[0] = (char *)shell;
-		argv[1] = (char *)"-c";
-		argv[2] = cmd;
-		argv[3] = NULL;
-		execv(argv[0], argv);
-		perror(argv[0]);
-		_exit(1);
 	}
 	free(cmd);
 	*pid = p;

@@ -2,6 +2,7 @@
 #include "session.h"
 #include "clock.h"
 #include "log.h"
+#include "proc.h"
 #include "proxycmd.h"
 #include "sftp.h"
 #include "sshcfg.h"
@@ -132,9 +133,11 @@ session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const 
 	const char *mode = getenv("FSCP_SSM_DIRECT");
 	struct strv argv = { 0 };
 	char buf[512] = "";
-	size_t got = 0;
-	int pfd[2];
-	pid_t pid;
+	struct proc_spec ps = {
+		.search_path = true, .in = PROC_NULL, .err = PROC_NULL,
+		.msg = PROC_MSG_NONE, .exec_status = 127,
+	};
+	struct proc_output po;
 
 	if (mode != NULL && strcmp(mode, "off") == 0) {
 		*why = "FSCP_SSM_DIRECT=off";
@@ -159,48 +162,22 @@ session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const 
 	strv_push(&argv, "Reservations[0].Instances[0].[PrivateIpAddress,PublicIpAddress]");
 	strv_push(&argv, "--output");
 	strv_push(&argv, "text");
-	if (pipe(pfd) != 0) {
-		strv_free(&argv);
-		*why = "pipe failed";
-		return NULL;
-	}
-	fflush(NULL);
-	if ((pid = fork()) == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(pfd[1], STDOUT_FILENO);
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			if (log_level() < 2)
-				dup2(devnull, STDERR_FILENO);
-		}
-		close(pfd[0]);
-		execvp(argv.v[0], argv.v);
-		_exit(127);
-	}
-	close(pfd[1]);
-	strv_free(&argv);
-	while (pid > 0 && got < sizeof(buf) - 1) {
-		ssize_t n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(pfd[0]);
-	buf[got] = '\0';
-	if (pid > 0) {
-		int status;
-
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	/* stdin and (below -vv) stderr are /dev/null; no time limit, as
+	 * before: a slow aws CLI only delays the route decision. */
+	ps.argv = argv.v;
+	if (log_level() >= 2)
+		ps.err = PROC_KEEP;
+	if (proc_capture(&ps, false, -1, &po, NULL, 0) == 0) {
+		if (po.status != 0) {
+			proc_output_free(&po);
+			strv_free(&argv);
 			*why = "aws ec2 describe-instances failed";
 			return NULL;
 		}
+		snprintf(buf, sizeof(buf), "%s", po.out);
+		proc_output_free(&po);
 	}
+	strv_free(&argv);
 	/* "PRIVATE\tPUBLIC": the private address first, as it is usually the
 	 * one reachable from inside the VPC. */
 	for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
@@ -309,14 +286,11 @@ out:
 static void
 session_reap(pid_t pid)
 {
-	int status;
-
 	if (pid <= 0)
 		return;
 	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
 	kill(pid, SIGHUP);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	(void)proc_wait(pid);
 }
 
 /* Close one connection: its SFTP channel (or ssh), its libssh session and
@@ -842,9 +816,10 @@ struct session_facts {
 	char why[512];
 };
 
+/* want > 0: that many connections at most, whatever FSCP_CONNECTIONS says. */
 static void
 session_decide(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, struct session_facts *f)
+    const char *user, int port, long long bytes, int want, struct session_facts *f)
 {
 	struct route_input in = { .bytes = bytes };
 	struct sshcfg *cfg = NULL;
@@ -863,7 +838,7 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 		log_verbose("FSCP_ROUTE=%s not understood; using auto", force);
 		in.force = ROUTE_FORCE_AUTO;
 	}
-	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	in.connections_wanted = want > 0 ? want : session_env_int("FSCP_CONNECTIONS");
 	const char *prog = strrchr(o->ssh_program, '/');
 
 	prog = prog ? prog + 1 : o->ssh_program;
@@ -936,9 +911,9 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 	f->direct = direct;
 }
 
-void
-session_open(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, const char *sample)
+static void
+session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample, int want)
 {
 	struct session_facts f;
 	struct route_input in;
@@ -947,7 +922,7 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 	char *proxy = NULL, *direct;
 	bool compress;
 
-	session_decide(s, o, host, user, port, bytes, &f);
+	session_decide(s, o, host, user, port, bytes, want, &f);
 	in = f.in;
 	d = f.d;
 	cfg = s->cfg;
@@ -987,6 +962,9 @@ session_open(struct session *s, const struct fscp_opts *o, const char *host,
 		}
 		if (n > 0) {
 			s->route = d.kind;
+			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
+			s->bypass_direct = direct ? xstrdup(direct) : NULL;
+			s->bypass_compress = compress;
 			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
 			    SESSION_CHUNK_FAST;
 			/* An SSM session moves ~833 KiB/s: more in flight only
@@ -1088,7 +1066,7 @@ session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
 	char err[512] = "";
 	bool ok = false;
 
-	session_decide(&x->s, o, host, user, port, bytes, &f);
+	session_decide(&x->s, o, host, user, port, bytes, 0, &f);
 	/* The legacy protocol is one stream: only a route that is faster with
 	 * one connection pays (a fresh one beside a busy master, a direct
 	 * path around SSM).  A master with the size unknown stays. */
@@ -1115,6 +1093,20 @@ session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
 	out->ctx = x;
 	out->desc = "libssh exec channel";
 	return 0;
+}
+
+void
+session_open(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, const char *sample)
+{
+	session_open_n(s, o, host, user, port, bytes, sample, 0);
+}
+
+void
+session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port)
+{
+	session_open_n(s, o, host, user, port, -1, NULL, 1);
 }
 
 bool
@@ -1163,9 +1155,23 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (near_only)
 		s->data_from = had;
 	s->route = ROUTE_FRESH;
+	s->bypass_compress = o->compress || s->cfg->compression;
 	s->chunk_size = SESSION_CHUNK_FAST;
 	session_set_inflight(s);
 	return s->nconns > had || session_pending_count(s) > 0;
+}
+
+struct sftp_conn *
+session_reconnect(struct session *s, const struct fscp_opts *o)
+{
+	int had = s->nconns;
+
+	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
+		return NULL;
+	if (session_open_bypass(s, o, s->cfg, s->bypass_proxy, s->bypass_direct,
+	    s->bypass_compress, 1, false) <= 0 || s->nconns == had)
+		return NULL;
+	return s->conns[s->nconns - 1];
 }
 
 int
@@ -1184,6 +1190,8 @@ session_close(struct session *s)
 	free(s->proxy_pids);
 	free(s->host);
 	free(s->user);
+	free(s->bypass_proxy);
+	free(s->bypass_direct);
 	memset(s, 0, sizeof(*s));
 	return bad;
 }

@@ -35,6 +35,9 @@ struct session {
 	struct session_pending *pending;	/* connections still coming up */
 	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
 	bool master_live;		/* the ControlPath answered */
+	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
+	char *bypass_direct;
+	bool bypass_compress;
 	bool may_grow;			/* standard until the size is known */
 };
 
@@ -50,6 +53,11 @@ void session_open(struct session *s, const struct fscp_opts *o, const char *host
 struct fscp_stream;
 int session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
     int port, long long bytes, const char *cmd, struct fscp_stream *out);
+/* The same for a copy that moves its data over one connection (remote to
+ * remote): size unknown, one connection (or SSM session) whatever
+ * FSCP_CONNECTIONS says; session_grow may still add fresh ones. */
+void session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
+    const char *user, int port);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  s->conns may move either way: read it again afterwards. */
@@ -62,6 +70,10 @@ bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 int session_pending_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
 void session_stop_pending(struct session *s);
+/* One more connection the way the bypass opened its own (the engine asks
+ * when every connection died with work left); NULL on the standard route,
+ * whose ssh scp would not start again either. */
+struct sftp_conn *session_reconnect(struct session *s, const struct fscp_opts *o);
 /* Close everything; returns the number of ssh processes / sessions that
  * ended badly (scp counts a failing ssh as an error). */
 int session_close(struct session *s);

@@ -90,6 +90,17 @@ sftp_recv(struct sftp_conn *c, struct sftp_reply *r)
 	return 0;
 }
 
+bool
+sftp_reply_buffered(const struct sftp_conn *c)
+{
+	size_t avail = c->in.len - c->in_pkt;
+	const uint8_t *p = c->in.data + c->in_pkt;
+
+	if (avail < 4)
+		return false;
+	return avail >= 4 + ((size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3]);
+}
+
 static void
 sftp_read_extensions(struct sftp_conn *c, struct sftp_reply *r, bool *limits)
 {

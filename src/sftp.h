@@ -42,6 +42,9 @@ int sftp_flush(struct sftp_conn *c);
  * connection's input buffer and stays valid until the next sftp_recv.
  * 0, or -1 on a dead stream / malformed packet. */
 int sftp_recv(struct sftp_conn *c, struct sftp_reply *r);
+/* True when a whole reply has been read in already, so that the next
+ * sftp_recv returns without waiting (for a client of two connections). */
+bool sftp_reply_buffered(const struct sftp_conn *c);
 
 /* Synchronous helpers (nothing else may be in flight).  They return an
  * SSH_FX_* status; -1 when the connection failed. */

@@ -2,18 +2,15 @@
 #include "config.h"
 #include "sshcfg.h"
 #include "args.h"
-#include "clock.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -272,36 +269,19 @@ sshcfg_free(struct sshcfg *c)
 /* A -S program that is not an ssh may never answer -G: do not wait forever. */
 #define SSHCFG_TIMEOUT_MS 15000
 
-struct buf {
-	char *p;
-	size_t n, cap;
-};
-
-static void
-buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
 /* Copy stderr text into err: first non-empty lines, CR/LF trimmed. */
 static void
-set_err_from(char *err, size_t errlen, const struct buf *e, const char *fallback)
+set_err_from(char *err, size_t errlen, const char *e, const char *fallback)
 {
 	size_t n;
 
 	if (err == NULL || errlen == 0)
 		return;
-	if (e->n == 0) {
+	if (e == NULL || *e == '\0') {
 		snprintf(err, errlen, "%s", fallback);
 		return;
 	}
-	snprintf(err, errlen, "%s", e->p);
+	snprintf(err, errlen, "%s", e);
 	n = strlen(err);
 	while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == '\r'))
 		err[--n] = '\0';
@@ -310,107 +290,32 @@ set_err_from(char *err, size_t errlen, const struct buf *e, const char *fallback
 int
 sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
 {
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0;
-	struct buf ob = { 0 }, eb = { 0 };
-	long long deadline;
-	bool timed_out = false;
-	pid_t pid;
+	struct proc_spec ps = {
+		.argv = argv, .search_path = true, .in = PROC_NULL,
+		.msg = PROC_MSG_PERROR, .exec_status = 127,
+	};
+	struct proc_output po;
 
 	*out = NULL;
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
-	if (pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		goto fail_fds;
-	}
-	pid = fork();
-	if (pid == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		goto fail_fds;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		if (devnull != -1 && devnull != 0) {
-			dup2(devnull, 0);
-			close(devnull);
-		}
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
-		dprintf(2, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-
-	deadline = clock_now_ms() + SSHCFG_TIMEOUT_MS;
-	while (po[0] != -1 || pe[0] != -1) {
-		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-		long long left = deadline - clock_now_ms();
-		char tmp[4096];
-		int r;
-
-		if (left <= 0) {
-			timed_out = true;
-			kill(pid, SIGKILL);
-			break;
-		}
-		r = poll(pf, 2, (int)left);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			break;
-		for (int i = 0; i < 2; i++) {
-			int *fd = i == 0 ? &po[0] : &pe[0];
-			struct buf *b = i == 0 ? &ob : &eb;
-			ssize_t n;
-
-			if (*fd == -1 || pf[i].revents == 0)
-				continue;
-			n = read(*fd, tmp, sizeof(tmp));
-			if (n > 0)
-				buf_add(b, tmp, (size_t)n);
-			else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-				close(*fd);
-				*fd = -1;
-			}
-		}
-	}
-	if (po[0] != -1)
-		close(po[0]);
-	if (pe[0] != -1)
-		close(pe[0]);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	if (timed_out) {
+	if (proc_capture(&ps, true, SSHCFG_TIMEOUT_MS, &po, err, errlen) != 0)
+		return -1;
+	if (po.timed_out) {
 		snprintf(err, errlen, "%s -G did not finish within %d s",
 		    argv[0], SSHCFG_TIMEOUT_MS / 1000);
-		goto fail;
+		proc_output_free(&po);
+		return -1;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		set_err_from(err, errlen, &eb, "ssh -G failed");
-		goto fail;
+	if (po.status != 0) {
+		set_err_from(err, errlen, po.err, "ssh -G failed");
+		proc_output_free(&po);
+		return -1;
 	}
-	free(eb.p);
-	if (ob.p == NULL)
-		buf_add(&ob, "", 0);
-	*out = ob.p;
+	*out = po.out;
+	po.out = NULL;
+	proc_output_free(&po);
 	return 0;
-
-fail_fds:
-	for (int i = 0; i < 2; i++) {
-		if (po[i] != -1)
-			close(po[i]);
-		if (pe[i] != -1)
-			close(pe[i]);
-	}
-fail:
-	free(ob.p);
-	free(eb.p);
-	return -1;
 }
 
 int

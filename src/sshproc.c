@@ -1,15 +1,14 @@
 #include "config.h"
 #include "sshproc.h"
 #include "log.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct sshproc {
@@ -49,20 +48,6 @@ sshproc_write(void *ctx, const void *buf, size_t n)
 }
 
 static int
-sshproc_wait(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return 255;
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 255;
-}
-
-static int
 sshproc_close(void *ctx)
 {
 	struct sshproc *p = ctx;
@@ -70,7 +55,7 @@ sshproc_close(void *ctx)
 
 	/* EOF on ssh's stdin ends the session; then reap it like scp does. */
 	close(p->fd);
-	rc = sshproc_wait(p->pid);
+	rc = proc_wait(p->pid);
 	free(p);
 	return rc;
 }
@@ -81,6 +66,19 @@ static const struct fscp_stream_ops sshproc_ops = {
 	.close = sshproc_close,
 };
 
+/* scp's children print perror(program) when exec fails and exit 1. */
+static struct proc_spec
+sshproc_spec(const char *file, char *const argv[], int in, int out)
+{
+	struct proc_spec ps = {
+		.argv = argv, .file = file, .search_path = true,
+		.in = in, .out = out, .err = PROC_KEEP,
+		.msg = PROC_MSG_PERROR, .exec_status = 1,
+	};
+
+	return ps;
+}
+
 static int
 sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
     const char *desc)
@@ -88,33 +86,21 @@ sshproc_spawn(const char *file, char *const argv[], struct fscp_stream *out,
 	int sv[2];
 	pid_t pid;
 	struct sshproc *p;
+	struct proc_spec ps;
+	char err[256];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_error("socketpair: %s", strerror(errno));
 		return -1;
 	}
-	fflush(NULL);
-	pid = fork();
+	ps = sshproc_spec(file, argv, sv[1], sv[1]);
+	pid = proc_spawn(&ps, err, sizeof(err));
+	close(sv[1]);
 	if (pid < 0) {
-		log_error("fork: %s", strerror(errno));
+		log_error("%s", err);
 		close(sv[0]);
-		close(sv[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		close(sv[0]);
-		if (dup2(sv[1], STDIN_FILENO) < 0 || dup2(sv[1], STDOUT_FILENO) < 0)
-			_exit(1);
-		if (sv[1] > STDOUT_FILENO)
-			close(sv[1]);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(file, argv);
-		/* scp's perror(program). */
-		fprintf(stderr, "%s: %s\n", file, strerror(errno));
-		_exit(1);
-	}
-	close(sv[1]);
-	(void)fcntl(sv[0], F_SETFD, FD_CLOEXEC);
 	p = xmalloc(sizeof(*p));
 	p->fd = sv[0];
 	p->pid = pid;
@@ -202,23 +188,14 @@ sshproc_stream_fd(const struct fscp_stream *s)
 int
 sshproc_run_on(const struct strv *argv, int fd)
 {
-	pid_t pid;
+	int io = fd >= 0 ? fd : PROC_KEEP;
+	struct proc_spec ps = sshproc_spec(argv->v[0], argv->v, io, io);
+	char err[256] = "";
+	int rc = proc_run(&ps, err, sizeof(err));
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		log_error("fork: %s", strerror(errno));
-		return 255;
-	}
-	if (pid == 0) {
-		if (fd >= 0 && (dup2(fd, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0))
-			_exit(1);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(argv->v[0], argv->v);
-		fprintf(stderr, "%s: %s\n", argv->v[0], strerror(errno));
-		_exit(1);
-	}
-	return sshproc_wait(pid);
+	if (err[0] != '\0')
+		log_error("%s", err);
+	return rc;
 }
 
 int

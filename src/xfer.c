@@ -91,6 +91,13 @@ struct xfer_task {
 	uint64_t next_off;
 	int outstanding;
 	bool eof;
+	bool took_last;		/* counted itself off data_left: sets the attributes */
+	bool probe_sent;	/* the last piece of a download asked past its end */
+	bool probed;		/* ... and has the answer */
+	bool grow;		/* reads on past the end until EOF before closing */
+	uint64_t short_at;	/* a short READ behind a CLOSE ended here */
+	bool short_seen;	/* short_at is set (it can be 0: an empty first READ) */
+	int from;		/* connection that gave it back (0: none), for -v */
 };
 
 struct xfer_dirfix {
@@ -110,7 +117,11 @@ struct xfer {
 	pthread_cond_t cond;
 	struct xfer_task *head, *tail;
 	int unreleased;		/* multi-chunk files whose chunk 0 is not open yet */
-	bool dead;		/* a connection died */
+	int taken;		/* tasks that workers hold and have not finished */
+	int alive;		/* workers running */
+	bool joiner_done;	/* no more connections will join */
+	bool dead;		/* every connection died with work left */
+	struct sftp_conn *fix_conn;	/* a live one after the run, for directories */
 	/* everything planned, for progress order and cleanup */
 	struct xfer_file **files;
 	size_t nfiles, capfiles;
@@ -144,6 +155,9 @@ struct worker {
 	struct xfer_task **active;
 	size_t nactive;
 	size_t max_active;
+	int id;				/* 1.. for -v */
+	bool failed;			/* its connection died */
+	char why[256];			/* why it failed, for -v */
 };
 
 /* ---- planned files ------------------------------------------------------ */
@@ -297,13 +311,22 @@ xfer_release_rest(struct xfer *x, struct xfer_file *f, bool ok)
 	}
 }
 
+/* Work is left while tasks wait, first pieces may release more, or a
+ * worker holds tasks it could give back if its connection dies. */
+static bool
+xfer_work_left(const struct xfer *x)
+{
+	return x->head != NULL || x->unreleased > 0 || x->taken > 0;
+}
+
+/* The next task; with wait, block while others may still produce one. */
 static struct xfer_task *
 xfer_pop(struct xfer *x, bool wait)
 {
 	struct xfer_task *t;
 
 	pthread_mutex_lock(&x->lock);
-	while (x->head == NULL && wait && x->unreleased > 0 && !x->dead)
+	while (x->head == NULL && wait && xfer_work_left(x) && !x->dead)
 		pthread_cond_wait(&x->cond, &x->lock);
 	t = x->head;
 	if (t) {
@@ -311,9 +334,42 @@ xfer_pop(struct xfer *x, bool wait)
 		if (x->head == NULL)
 			x->tail = NULL;
 		t->next = NULL;
+		x->taken++;
 	}
 	pthread_mutex_unlock(&x->lock);
 	return t;
+}
+
+/* A new task at the end of the queue (a file that grew). */
+static void
+xfer_push(struct xfer *x, struct xfer_task *t)
+{
+	pthread_mutex_lock(&x->lock);
+	t->next = NULL;
+	if (x->tail)
+		x->tail->next = t;
+	else
+		x->head = t;
+	x->tail = t;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* A task taken from the queue is finished (or given back). */
+static void
+xfer_untake(struct xfer *x, struct xfer_task *back)
+{
+	pthread_mutex_lock(&x->lock);
+	x->taken--;
+	if (back != NULL) {
+		back->next = x->head;
+		x->head = back;
+		if (x->tail == NULL)
+			x->tail = back;
+	}
+	if (back != NULL || x->taken == 0)
+		pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
 }
 
 /* ---- progress --------------------------------------------------------- */
@@ -440,9 +496,18 @@ xfer_task_done(struct worker *w, struct xfer_task *t)
 	t->state = T_DONE;
 	if (atomic_fetch_sub(&f->chunks_left, 1) == 1)
 		xfer_file_finish(w->x, f);
+	xfer_untake(w->x, NULL);
 }
 
 /* ---- requests ------------------------------------------------------------ */
+
+/* The piece that reaches the end of the file (and follows it when the
+ * file grows). */
+static bool
+piece_is_last(const struct xfer_task *t)
+{
+	return t->idx + 1 == t->f->npieces;
+}
 
 static struct xfer_req *
 worker_slot(struct worker *w, uint32_t *id)
@@ -527,7 +592,12 @@ send_close(struct worker *w, struct xfer_task *t)
 	/* The piece whose data is acknowledged last sets size, then mode and
 	 * times, after all data (a lone piece closes right behind its WRITEs,
 	 * which the server runs in order). */
-	bool last = t->only || atomic_fetch_sub(&f->data_left, 1) == 1;
+	bool last = t->only;
+
+	if (!t->only) {
+		t->took_last = true;
+		last = atomic_fetch_sub(&f->data_left, 1) == 1;
+	}
 
 	if (f->dir == XFER_UP && last) {
 		/* A lone piece cannot wait for its replies: it sends the size
@@ -582,20 +652,40 @@ send_write(struct worker *w, struct xfer_task *t)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			/* The file shrank or failed under us: drop this packet. */
+		if (n < 0) {
 			w->c->out.len = start;
-			log_error("read local \"%s\": %s", f->local,
-			    n == 0 ? "file changed size" : strerror(errno));
+			log_error("read local \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
 			t->next_off = t->end;
 			return false;
 		}
+		if (n == 0)
+			break;
 		got += (size_t)n;
+	}
+	if (got < len) {
+		/* The file shrank under us: scp sends what there is, and the cut
+		 * at the end makes the copy that prefix.  The header is the same
+		 * size with the shorter length, so the data stays where it is. */
+		w->c->out.len = start;
+		if (got > 0) {
+			(void)sftp_msg_write_begin(&w->c->out, id, t->handle, t->hlen,
+			    t->next_off, (uint32_t)got);
+			(void)sftp_buf_reserve(&w->c->out, got);
+		}
+		len = (uint32_t)got;
+		if (t->only)
+			t->end = f->pieces[t->idx].end = f->size = t->next_off + got;
+		else
+			t->eof = true;
+		if (got == 0) {
+			t->next_off = t->end;
+			return false;
+		}
 	}
 	sftp_msg_end(&w->c->out, start);
 	worker_track(w, r, t, SSH_FXP_WRITE, t->next_off, len);
-	t->next_off += len;
+	t->next_off = t->eof ? t->end : t->next_off + len;
 	return true;
 }
 
@@ -607,6 +697,20 @@ send_read(struct worker *w, struct xfer_task *t, uint64_t off, uint32_t len)
 
 	sftp_msg_read(&w->c->out, id, t->handle, t->hlen, off, len);
 	worker_track(w, r, t, SSH_FXP_READ, off, len);
+}
+
+/* scp uploads a local file to its end: the last piece follows a file that
+ * grew since it was planned (true: there is more to send now). */
+static bool
+upload_grew(struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+	struct stat st;
+
+	if (f->fd < 0 || fstat(f->fd, &st) != 0 || (uint64_t)st.st_size <= t->end)
+		return false;
+	t->end = f->pieces[t->idx].end = f->size = (uint64_t)st.st_size;
+	return true;
 }
 
 /* Issue what this task can send now; true when it sent something. */
@@ -633,6 +737,18 @@ task_step(struct worker *w, struct xfer_task *t)
 		t->next_off += len;
 		return true;
 	}
+	if (atomic_load(&t->f->failed) || t->eof) {
+		/* nothing more to find out */
+	} else if (t->f->dir == XFER_DOWN && piece_is_last(t) && !t->probe_sent) {
+		send_read(w, t, t->end, w->c->max_read);
+		t->probe_sent = true;
+		return true;
+	} else if (t->f->dir == XFER_UP && piece_is_last(t) && upload_grew(t)) {
+		return true;
+	}
+	/* Reading on until EOF: the answer to the probe decides. */
+	if (t->grow && t->outstanding > 0)
+		return false;
 	/* All data requested.  The server answers one session's requests in
 	 * order, so a download, or a lone upload chunk, can close right behind
 	 * its READs or WRITEs and save a round trip per file.  Other upload
@@ -689,27 +805,72 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		t->next_off = t->end;
 }
 
+/* The last piece of a download asks for one READ past the size it listed
+ * (its "probe"), right behind its data: scp reads to end of file, so a
+ * file that grew is copied whole.  EOF there is the usual answer. */
+
+static void xfer_push(struct xfer *x, struct xfer_task *t);
+
+/* The probe brought data: the file grew to at least new_end.  A task in
+ * grow mode keeps probing on its handle; any other has its CLOSE on the
+ * way, so a new task in grow mode reopens the file and reads on. */
 static void
+piece_grew(struct worker *w, struct xfer_task *t, uint64_t new_end)
+{
+	struct xfer_file *f = t->f;
+
+	t->end = f->pieces[t->idx].end = f->size = new_end;
+	t->next_off = new_end;
+	if (t->grow) {
+		t->probe_sent = t->probed = false;
+		return;
+	}
+	struct xfer_task *c = xcalloc(1, sizeof(*c));
+
+	c->f = f;
+	c->idx = t->idx;
+	c->off = c->end = c->next_off = new_end;
+	c->grow = true;
+	atomic_fetch_add(&f->chunks_left, 1);
+	xfer_push(w->x, c);
+}
+
+static int
 on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *rep)
 {
 	struct xfer_task *t = rq->t;
 	struct xfer_file *f = t->f;
+	bool probe = rq->off >= t->end;
+
+	if (probe)
+		t->probed = true;
 
 	if (rep->type == SSH_FXP_STATUS) {
 		if (rep->status == SSH_FX_EOF) {
-			/* The file is shorter than when we listed it. */
-			t->eof = true;
+			/* At the probe: the end, where it should be.  Before it:
+			 * the file shrank; scp copies what there is, and the cut at
+			 * the end keeps that prefix. */
+			if (!probe)
+				t->eof = true;
 			t->next_off = t->end;
-			return;
+			return 0;
 		}
 		if (!atomic_load(&f->failed))
 			log_error("read remote \"%s\": %s", f->remote, sftp_status_text(rep->status));
 		xfer_file_error(f);
 		t->next_off = t->end;
-		return;
+		return 0;
 	}
 	if (rep->type != SSH_FXP_DATA || rep->data_len > rq->len) {
-		log_fatal("Unexpected reply for \"%s\"", f->remote);
+		snprintf(w->why, sizeof(w->why), "unexpected reply to a READ of \"%s\"", f->remote);
+		return -1;
+	}
+	/* A short READ behind a CLOSE left a gap; data after it means the
+	 * gap is a hole we cannot fill (only EOF after it: the file shrank). */
+	if (t->short_seen && rq->off >= t->short_at && rep->data_len > 0 &&
+	    !atomic_load(&f->failed)) {
+		log_error("read remote \"%s\": file changed during the copy", f->remote);
+		xfer_file_error(f);
 	}
 	if (f->fd >= 0 && !atomic_load(&f->failed)) {
 		size_t put = 0;
@@ -732,17 +893,24 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 	atomic_fetch_add(&f->done, rep->data_len);
 	atomic_fetch_add(&w->x->bytes, rep->data_len);
 	bwlimit_account(w->x->p.bw, rep->data_len);
+	if (probe) {
+		if (rep->data_len > 0 && !atomic_load(&f->failed))
+			piece_grew(w, t, rq->off + rep->data_len);
+		return 0;
+	}
 	/* Servers may return less than asked: ask again for the rest, unless
-	 * the handle is already closed behind the last READ; then the file
-	 * changed under us (regular files are read in full up to EOF). */
+	 * the handle is already closed behind the last READ. */
 	if (rep->data_len < rq->len && !t->eof && !atomic_load(&f->failed)) {
 		if (t->state == T_CLOSING) {
-			log_error("read remote \"%s\": file changed during the copy", f->remote);
-			xfer_file_error(f);
+			if (!t->short_seen) {
+				t->short_at = rq->off + rep->data_len;
+				t->short_seen = true;
+			}
 		} else {
 			send_read(w, t, rq->off + rep->data_len, rq->len - rep->data_len);
 		}
 	}
+	return 0;
 }
 
 static void
@@ -789,15 +957,20 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 		send_setstat_size(w, t);
 }
 
-static void
+/* 0, or -1 when the server broke the protocol: the connection is given
+ * up like a dead one (w->why says why). */
+static int
 worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 {
 	struct xfer_req *slot = &w->reqs[rep->id & (XFER_REQ_SLOTS - 1)];
 	struct xfer_req rq;
 	struct xfer_task *t;
+	int rc = 0;
 
-	if (!slot->used)
-		log_fatal("Unexpected reply %u", rep->id);
+	if (!slot->used) {
+		snprintf(w->why, sizeof(w->why), "reply to request %u, which was not sent", rep->id);
+		return -1;
+	}
 	/* A copy: the handlers may send new requests, which can take this slot. */
 	rq = *slot;
 	slot->used = false;
@@ -811,16 +984,15 @@ worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 		on_open(w, t, rep);
 		break;
 	case SSH_FXP_READ:
-		on_data(w, &rq, rep);
+		rc = on_data(w, &rq, rep);
 		break;
 	default:
 		on_status(w, &rq, rep);
 		break;
 	}
-	if (t->state == T_CLOSING && t->outstanding == 0)
+	if (rc == 0 && ((t->state == T_CLOSING && t->outstanding == 0) || t->state == T_DONE))
 		xfer_task_done(w, t);
-	else if (t->state == T_DONE)
-		xfer_task_done(w, t);
+	return rc;
 }
 
 /* ---- the worker loop ------------------------------------------------------- */
@@ -856,6 +1028,18 @@ worker_pending(const struct worker *w)
 	return sum;
 }
 
+static void
+worker_take(struct worker *w, struct xfer_task *t)
+{
+	if (t->from != 0)
+		log_verbose("connection %d takes over \"%s\" bytes %llu-%llu from connection %d",
+		    w->id, t->f->remote, (unsigned long long)t->next_off,
+		    (unsigned long long)t->end, t->from);
+	t->from = 0;
+	w->active[w->nactive++] = t;
+	w->tasks++;
+}
+
 static int
 worker_run(struct worker *w)
 {
@@ -880,8 +1064,7 @@ worker_run(struct worker *w)
 				struct xfer_task *t = xfer_pop(x, w->inflight == 0 && w->nactive == 0);
 
 				if (t != NULL) {
-					w->active[w->nactive++] = t;
-					w->tasks++;
+					worker_take(w, t);
 					sent = true;
 				}
 			}
@@ -893,32 +1076,96 @@ worker_run(struct worker *w)
 
 				if (t == NULL)
 					return 0;
-				w->active[w->nactive++] = t;
+				worker_take(w, t);
 			}
 			continue;
 		}
 		struct sftp_reply rep;
 
-		if (sftp_recv(w->c, &rep) != 0)
+		if (sftp_recv(w->c, &rep) != 0 || worker_dispatch(w, &rep) != 0)
 			return -1;
-		worker_dispatch(w, &rep);
 		xfer_progress(x);
 		if (w->nactive >= w->max_active)
 			worker_reap(w);
 	}
 }
 
+/* A task of a dead connection, made new for another: it starts again
+ * where its data stops being known to be written (in place, so what is
+ * written twice is the same bytes).  False when nothing is left to do. */
+static bool
+task_restart(struct xfer_task *t)
+{
+	struct xfer_file *f = t->f;
+	struct xfer_piece *p = &f->pieces[t->idx];
+	bool all = p->written >= p->end - p->off;
+
+	if (f->dir == XFER_DOWN && (t->eof || (all && (!piece_is_last(t) || t->probed))))
+		return false;	/* every byte is here (or EOF came); only the CLOSE was lost */
+	if (all && f->dir == XFER_UP && !t->took_last && !t->only)
+		return false;	/* acknowledged; the attributes are another's */
+	if (t->took_last) {
+		/* It was to set size, mode and times: it still is. */
+		atomic_fetch_add(&f->data_left, 1);
+		t->took_last = false;
+	}
+	atomic_fetch_sub(&f->done, p->written - (p->high - p->off));
+	p->written = p->high - p->off;
+	t->next_off = p->high;
+	t->state = T_NEW;
+	t->outstanding = 0;
+	t->hlen = 0;
+	t->eof = t->probe_sent = t->probed = false;
+	t->short_seen = false;
+	return true;
+}
+
+/* The connection died: its unfinished tasks go back to the queue, to
+ * the front, for the connections left. */
+static void
+worker_salvage(struct worker *w)
+{
+	unsigned n = 0;
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < w->nactive; i++) {
+		struct xfer_task *t = w->active[i];
+
+		if (t->state == T_DONE) {
+			free(t);
+			continue;
+		}
+		if (!task_restart(t)) {
+			xfer_task_done(w, t);
+			free(t);
+			continue;
+		}
+		t->from = w->id;
+		n++;
+		bytes += t->end - t->next_off;
+		xfer_untake(w->x, t);
+	}
+	w->nactive = 0;
+	log_verbose("connection %d failed: %s; %u unfinished piece%s (%llu bytes) go%s back "
+	    "to the queue", w->id, w->why[0] ? w->why : "connection lost", n, n == 1 ? "" : "s",
+	    (unsigned long long)bytes, n == 1 ? "es" : "");
+}
+
 static void *
 worker_thread(void *arg)
 {
 	struct worker *w = arg;
+	struct xfer *x = w->x;
+	int rc = worker_run(w);
 
-	if (worker_run(w) != 0) {
-		pthread_mutex_lock(&w->x->lock);
-		w->x->dead = true;
-		pthread_cond_broadcast(&w->x->cond);
-		pthread_mutex_unlock(&w->x->lock);
+	if (rc != 0) {
+		w->failed = true;
+		worker_salvage(w);
 	}
+	pthread_mutex_lock(&x->lock);
+	x->alive--;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
 	return NULL;
 }
 
@@ -993,7 +1240,8 @@ xfer_free(struct xfer *x)
 	free(x);
 }
 
-static void
+/* 0, or -1 when the connection died. */
+static int
 xfer_fix_dirs(struct xfer *x)
 {
 	/* Recorded after their contents were planned: children come first. */
@@ -1001,10 +1249,10 @@ xfer_fix_dirs(struct xfer *x)
 		struct xfer_dirfix *d = &x->dirs[i];
 
 		if (d->remote) {
-			int st = sftp_setstat(x->conns[0], d->path, &d->a);
+			int st = x->fix_conn != NULL ? sftp_setstat(x->fix_conn, d->path, &d->a) : -1;
 
 			if (st < 0)
-				log_fatal("Connection closed");
+				return -1;
 			if (st != SSH_FX_OK)
 				log_error("remote setstat \"%s\": %s", d->path, sftp_status_text((uint32_t)st));
 		} else {
@@ -1016,6 +1264,7 @@ xfer_fix_dirs(struct xfer *x)
 				log_error("Can't set times on \"%s\": %s", d->path, strerror(errno));
 		}
 	}
+	return 0;
 }
 
 uint64_t
@@ -1042,17 +1291,18 @@ xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t ch
 void
 xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j)
 {
-	if (j != NULL && j->max > 0)
+	if (j != NULL)
 		x->joiner = *j;
 	else
 		memset(&x->joiner, 0, sizeof(x->joiner));
 }
 
 static void
-worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up)
+worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up, int id)
 {
 	w->x = x;
 	w->c = c;
+	w->id = id;
 	w->reqs = xcalloc(XFER_REQ_SLOTS, sizeof(*w->reqs));
 	w->max_inflight = x->p.nrequests;
 	if (w->max_inflight > XFER_REQ_SLOTS / 2)
@@ -1064,6 +1314,34 @@ worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up)
 	if (w->c->max_handles > 8 && w->max_active > w->c->max_handles / 2)
 		w->max_active = (size_t)(w->c->max_handles / 2);
 	w->active = xcalloc(w->max_active, sizeof(*w->active));
+}
+
+static void
+worker_free(struct worker *w)
+{
+	for (size_t j = 0; j < w->nactive; j++)
+		free(w->active[j]);
+	free(w->active);
+	free(w->reqs);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Count the worker alive first: the copy is lost only when none is. */
+static bool
+worker_start(struct worker *w, pthread_t *tid)
+{
+	struct xfer *x = w->x;
+
+	pthread_mutex_lock(&x->lock);
+	x->alive++;
+	pthread_mutex_unlock(&x->lock);
+	if (pthread_create(tid, NULL, worker_thread, w) == 0)
+		return true;
+	pthread_mutex_lock(&x->lock);
+	x->alive--;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	return false;
 }
 
 /* Nothing is left to hand out: a connection arriving now has no work. */
@@ -1101,27 +1379,64 @@ xfer_join_thread(void *arg)
 			break;
 		if (xfer_drained(x))
 			continue;	/* the session closes it */
-		worker_init(w, x, c, jn->up);
-		if (pthread_create(&jn->tids[jn->started], NULL, worker_thread, w) != 0) {
-			free(w->active);
-			free(w->reqs);
-			memset(w, 0, sizeof(*w));
+		worker_init(w, x, c, jn->up, x->nconns + jn->started + 1);
+		if (!worker_start(w, &jn->tids[jn->started])) {
+			worker_free(w);
 			continue;
 		}
 		jn->started++;
 	}
+	pthread_mutex_lock(&x->lock);
+	x->joiner_done = true;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
 	for (int i = 0; i < jn->started; i++)
 		pthread_join(jn->tids[i], NULL);
 	return NULL;
 }
 
+/* The copy is lost: what never finished is not reported as copied, and
+ * a local file keeps only the bytes known to be written in order from its
+ * start (never its full size with holes). */
+static void
+xfer_abandon(struct xfer *x)
+{
+	struct xfer_task *t;
+
+	while ((t = xfer_pop(x, false)) != NULL)
+		free(t);
+	for (size_t i = 0; i < x->nfiles; i++) {
+		struct xfer_file *f = x->files[i];
+
+		while (f->rest != NULL) {
+			t = f->rest;
+			f->rest = t->next;
+			free(t);
+		}
+		if (atomic_load(&f->complete))
+			continue;
+		atomic_store(&f->failed, true);
+		if (f->fd >= 0) {
+			if (f->dir == XFER_DOWN)
+				(void)ftruncate(f->fd, (off_t)xfer_file_extent(f));
+			close(f->fd);
+			f->fd = -1;
+		}
+	}
+}
+
 int
 xfer_run(struct xfer *x)
 {
-	int extra = x->joiner.max, total;
-	struct worker *ws = xcalloc((size_t)(x->nconns + extra), sizeof(*ws));
-	pthread_t *tids = xcalloc((size_t)(x->nconns + extra), sizeof(*tids));
+	int extra = x->joiner.max, started = 0;
+	/* The initial workers, the joiner's, and one for a reconnect. */
+	struct worker *ws = xcalloc((size_t)(x->nconns + extra + 1), sizeof(*ws));
+	pthread_t *tids = xcalloc((size_t)(x->nconns + extra + 1), sizeof(*tids));
 	struct xfer_joining jn = { .x = x, .ws = ws + x->nconns, .tids = tids + x->nconns };
+	int ri = x->nconns + extra;	/* the reconnect's slot */
+	struct worker *rw = &ws[ri];
+	struct xfer_joiner jr = x->joiner;
+	bool rw_started = false;
 	pthread_t joiner;
 	int rc = 0;
 
@@ -1134,41 +1449,81 @@ xfer_run(struct xfer *x)
 		xfer_queue_file(x, x->files[i]);
 	}
 	jn.up = up;
-	for (int i = 0; i < x->nconns; i++)
-		worker_init(&ws[i], x, x->conns[i], up);
-	if (extra > 0 && pthread_create(&joiner, NULL, xfer_join_thread, &jn) != 0)
-		extra = 0;
-	if (x->nconns == 1) {
-		worker_thread(&ws[0]);
-	} else {
-		for (int i = 0; i < x->nconns; i++)
-			if (pthread_create(&tids[i], NULL, worker_thread, &ws[i]) != 0)
-				log_fatal("pthread_create failed");
-		for (int i = 0; i < x->nconns; i++)
-			pthread_join(tids[i], NULL);
+	x->dead = false;
+	x->joiner_done = extra == 0;
+	/* Every connection gets a thread; this one waits for the outcome. */
+	for (int i = 0; i < x->nconns; i++) {
+		worker_init(&ws[started], x, x->conns[i], up, i + 1);
+		if (worker_start(&ws[started], &tids[started]))
+			started++;
+		else
+			worker_free(&ws[started]);
 	}
-	/* Every task has been taken (or the copy failed): stop waiting for
-	 * connections; the late workers finish what they hold. */
+	if (extra > 0 && pthread_create(&joiner, NULL, xfer_join_thread, &jn) != 0) {
+		extra = 0;
+		x->joiner_done = true;
+	}
+	/* Wait for the work to be done.  When no worker is left and none can
+	 * join, one fresh connection gets a try; after that the copy is lost. */
+	pthread_mutex_lock(&x->lock);
+	while (xfer_work_left(x)) {
+		if (x->alive > 0 || !x->joiner_done) {
+			pthread_cond_wait(&x->cond, &x->lock);
+			continue;
+		}
+		if (rw_started || jr.reconnect == NULL) {
+			x->dead = true;
+			pthread_cond_broadcast(&x->cond);
+			break;
+		}
+		pthread_mutex_unlock(&x->lock);
+		log_verbose("every connection failed with work left: one fresh connection");
+		struct sftp_conn *c = jr.reconnect(jr.ctx);
+
+		if (c != NULL) {
+			worker_init(rw, x, c, up, ri + 1);
+			if (!worker_start(rw, &tids[ri]))
+				worker_free(rw);
+		}
+		rw_started = true;
+		pthread_mutex_lock(&x->lock);
+	}
+	pthread_mutex_unlock(&x->lock);
+	/* Done or lost: stop waiting for connections; workers end by
+	 * themselves once nothing is left. */
 	if (extra > 0) {
 		x->joiner.stop(x->joiner.ctx);
 		pthread_join(joiner, NULL);
 	}
-	total = x->nconns + jn.started;
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (rw->x != NULL)
+		pthread_join(tids[ri], NULL);
 	memset(&x->joiner, 0, sizeof(x->joiner));
-	for (int i = 0; i < total; i++) {
-		log_debug(2, "connection %d: %u tasks, %llu bytes", i, ws[i].tasks,
-		    (unsigned long long)ws[i].moved);
-		for (size_t j = 0; j < ws[i].nactive; j++)
-			free(ws[i].active[j]);
-		free(ws[i].active);
-		free(ws[i].reqs);
+	/* Directory attributes go over a connection that is still alive. */
+	x->fix_conn = NULL;
+	for (int i = 0; i <= ri && x->fix_conn == NULL; i++)
+		if (ws[i].x != NULL && !ws[i].failed)
+			x->fix_conn = ws[i].c;
+	for (int i = 0; i <= ri; i++) {
+		struct worker *w = &ws[i];
+
+		if (w->x == NULL)
+			continue;	/* never started */
+		log_debug(2, "connection %d: %u tasks, %llu bytes", w->id, w->tasks,
+		    (unsigned long long)w->moved);
+		worker_free(w);
 	}
 	free(ws);
 	free(tids);
-	if (x->dead)
+	if (x->dead) {
+		xfer_abandon(x);
+		xfer_forget_files(x);
 		return -1;
+	}
 	xfer_progress(x);
-	xfer_fix_dirs(x);
+	if (xfer_fix_dirs(x) != 0)
+		rc = -1;
 	for (struct xfer_group *g = x->groups; g != NULL; g = g->next)
 		if (atomic_load(&g->failed) && !g->said)
 			log_error("%s", g->msg);

@@ -67,7 +67,11 @@ void xfer_group_said(struct xfer_group *g);
  * times), set after the run, after its contents, in the order added. */
 void xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a);
 /* Move everything queued, then apply directory modes/times (after their
- * contents, as scp does).  Returns -1 when a connection died. */
+ * contents, as scp does).  A connection that dies gives its unfinished
+ * pieces back to the others (-v says which and to whom).  Returns -1 when
+ * every connection died (and the reconnect, if any, too): then no file
+ * left unfinished is reported copied, and a local one keeps only what was
+ * written in order from its start. */
 int xfer_run(struct xfer *x);
 /* Connections that come up while a run is under way: next() blocks until
  * one is ready (NULL: no more), stop() makes it return NULL from then on;
@@ -76,6 +80,9 @@ int xfer_run(struct xfer *x);
 struct xfer_joiner {
 	struct sftp_conn *(*next)(void *ctx);
 	void (*stop)(void *ctx);
+	/* Every connection died with work left: one fresh connection to go
+	 * on with, asked for once (NULL: none; may be unset). */
+	struct sftp_conn *(*reconnect)(void *ctx);
 	void *ctx;
 	int max;
 };

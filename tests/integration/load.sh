@@ -21,6 +21,13 @@ NPROC=16 NCONN=32 NENTRIES=20000
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fscp-load.XXXXXX") || exit 99
 trap 'fscp_sshd_stop; rm -rf "$WORK"' EXIT
 fscp_sshd_start "$WORK/sshd" || { echo "HARD ERROR: cannot start the test sshd" >&2; exit 99; }
+# Tests run side by side under make -j: survive.sh looks for (and signals)
+# processes by command line ("ssh .*fscp-test", "^$FSCP -F").  Our host is
+# another alias of the same sshd, and fscp's first option is -B (already
+# BatchMode in the config), so neither test mistakes the other's processes.
+sed 's/^Host .*/Host fscp-load/' "$SSH_CONFIG" >"$WORK/ssh_config"
+grep -qx 'Host fscp-load' "$WORK/ssh_config" || { echo "HARD ERROR: no Host line in $SSH_CONFIG" >&2; exit 99; }
+SSH_CONFIG=$WORK/ssh_config
 R=$SSHD_HOME
 L=$WORK/L
 mkdir -p "$L"
@@ -53,21 +60,21 @@ same_tree() { # NAME A B
 		diff <(manifest "$2") <(manifest "$3") | head -n 5
 	fi
 }
-cp_fscp() { timeout -k 5 300 "$FSCP" -F "$SSH_CONFIG" "$@" </dev/null; }
+cp_fscp() { timeout -k 5 300 "$FSCP" -B -F "$SSH_CONFIG" "$@" </dev/null; }
 
 # ---- 1. 16 processes at once -------------------------------------------------
 t0=$SECONDS
 mkdir -p many "$R/many" back
 for i in $(seq 1 $NPROC); do head -c $((4 * 1024 * 1024 + i * 4099)) /dev/urandom >"many/f$i"; done
 pids=()
-for i in $(seq 1 $NPROC); do cp_fscp "many/f$i" "fscp-test:many/" 2>"up$i.err" & pids+=($!); done
+for i in $(seq 1 $NPROC); do cp_fscp "many/f$i" "fscp-load:many/" 2>"up$i.err" & pids+=($!); done
 rcs=
 for p in "${pids[@]}"; do wait "$p"; rcs="$rcs$? "; done
 [ "$rcs" = "$(printf '0 %.0s' $(seq 1 $NPROC))" ] && ok "$NPROC uploads at once: all exit 0" ||
 	{ bad "$NPROC uploads at once: exit statuses $rcs"; cat up*.err | head -n 5; }
 same_tree "$NPROC uploads at once" many "$R/many"
 pids=()
-for i in $(seq 1 $NPROC); do cp_fscp "fscp-test:many/f$i" back/ 2>"dn$i.err" & pids+=($!); done
+for i in $(seq 1 $NPROC); do cp_fscp "fscp-load:many/f$i" back/ 2>"dn$i.err" & pids+=($!); done
 rcs=
 for p in "${pids[@]}"; do wait "$p"; rcs="$rcs$? "; done
 [ "$rcs" = "$(printf '0 %.0s' $(seq 1 $NPROC))" ] && ok "$NPROC downloads at once: all exit 0" ||
@@ -81,7 +88,7 @@ mkdir -p wide/sub wide-back
 for i in $(seq 1 48); do head -c $((64 * 1024 + i * 1021)) /dev/urandom >"wide/sub/s$i"; done
 head -c $((24 * 1024 * 1024)) /dev/urandom >wide/big
 for dir in up down; do
-	if [ $dir = up ]; then args=(-r wide fscp-test:); else args=(-r fscp-test:wide wide-back/); fi
+	if [ $dir = up ]; then args=(-r wide fscp-load:); else args=(-r fscp-load:wide wide-back/); fi
 	rc=0
 	# sshd logs one "Accepted publickey" per connection: count them.
 	before=$(grep -c 'Accepted publickey' "$SSHD_DIR/sshd.log")
@@ -115,10 +122,10 @@ for tool in scp fscp; do
 	[ $tool = fscp ] && prog=$FSCP
 	mkdir -p "$R/$tool" "dl-$tool"
 	for dir in up down; do
-		if [ $dir = up ]; then args=(-r wide-dir "fscp-test:$tool/"); else args=(-r "fscp-test:$tool/wide-dir" "dl-$tool/"); fi
+		if [ $dir = up ]; then args=(-r wide-dir "fscp-load:$tool/"); else args=(-r "fscp-load:$tool/wide-dir" "dl-$tool/"); fi
 		rc=0
 		timeout -k 5 600 "$GTIME" -o "$tool-$dir.time" -f '%e %M' \
-			"$prog" -F "$SSH_CONFIG" "${args[@]}" </dev/null 2>"$tool-$dir.err" || rc=$?
+			"$prog" -B -F "$SSH_CONFIG" "${args[@]}" </dev/null 2>"$tool-$dir.err" || rc=$?
 		read -r secs kib <"$tool-$dir.time" 2>/dev/null || secs=? kib=?
 		# GNU time prints "Command exited with non-zero status N" first on failure.
 		[ "$rc" -eq 0 ] && ok "$NENTRIES entries, $tool -r $dir: exit 0" ||

@@ -10,25 +10,7 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 . "$(dirname "$0")/route-lib.sh"
 fscp_test_init
 
-# A host entry with ControlPath, as users write it (ControlMaster no, so only
-# the master the test starts owns the socket).
-cat >>"$SSH_CONFIG" <<EOF
-
-Host cm-test
-	HostName 127.0.0.1
-	Port $SSHD_PORT
-	User root
-	IdentityFile $SSHD_DIR/id_ed25519
-	IdentitiesOnly yes
-	UserKnownHostsFile $SSHD_DIR/known_hosts
-	GlobalKnownHostsFile /dev/null
-	StrictHostKeyChecking yes
-	BatchMode yes
-	LogLevel ERROR
-	ControlMaster no
-	ControlPath $FSCP_WORK/cm-%C
-	ControlPersist no
-EOF
+route_cm_host cm-test
 SOCK=$(ssh -F "$SSH_CONFIG" -G cm-test | awk '$1 == "controlpath" { print $2 }')
 [ -n "$SOCK" ] || fscp_hard_error "ssh -G shows no ControlPath for cm-test"
 
@@ -39,10 +21,8 @@ route_cm_cleanup() {
 }
 trap route_cm_cleanup EXIT
 
-ssh -F "$SSH_CONFIG" -o ControlMaster=yes -fN cm-test </dev/null ||
-	fscp_hard_error "cannot start the ControlMaster (ssh -M -fN cm-test)"
-MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check cm-test 2>&1 | sed -nE 's/.*pid=([0-9]+).*/\1/p')
-[ -n "$MASTER_PID" ] && [ -S "$SOCK" ] || fscp_hard_error "master is not running on $SOCK"
+route_cm_start cm-test
+[ -S "$SOCK" ] || fscp_hard_error "master is not running on $SOCK"
 echo "master pid $MASTER_PID on $SOCK"
 
 # Above the 8 MiB from which a bypass pays (route.h ROUTE_FRESH_MIN_BYTES),

@@ -143,3 +143,61 @@ route_count_in_line() {
 route_ready() {
 	sed -nE 's/^[^ :]+: ([0-9]+) of ([0-9]+) connections ready in .*/\1 \2/p' "$ROUTE_ERR_fscp" | head -1
 }
+
+# ---- test hosts (call after fscp_test_init) ----------------------------------
+
+# route_host PATTERN KNOWN_HOSTS [LINE...]: append a Host entry for the test
+# sshd to $SSH_CONFIG as users write one (key auth, strict host keys,
+# BatchMode), with LINEs (e.g. "ProxyCommand ...") after the common ones.
+route_host() {
+	local pattern=$1 known=$2
+	shift 2
+	{
+		printf '\nHost %s\n' "$pattern"
+		printf '\t%s\n' "Port $SSHD_PORT" "User root" "IdentityFile $SSHD_DIR/id_ed25519" \
+			"IdentitiesOnly yes" "UserKnownHostsFile $known" "GlobalKnownHostsFile /dev/null" \
+			"StrictHostKeyChecking yes" "BatchMode yes" "LogLevel ERROR" "$@"
+	} >>"$SSH_CONFIG"
+}
+
+# route_cm_host NAME: a host with a ControlPath (ControlMaster no, so only the
+# master route_cm_start starts owns the socket).
+route_cm_host() {
+	route_host "$1" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" "ControlMaster no" \
+		"ControlPath $FSCP_WORK/cm-%C" "ControlPersist no"
+}
+
+# route_cm_start NAME: start a real master for NAME; sets MASTER_PID (the
+# caller's EXIT trap kills it).
+route_cm_start() {
+	ssh -F "$SSH_CONFIG" -o ControlMaster=yes -fN "$1" </dev/null ||
+		fscp_hard_error "cannot start the ControlMaster (ssh -M -fN $1)"
+	MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check "$1" 2>&1 | sed -nE 's/.*pid=([0-9]+).*/\1/p')
+	[ -n "$MASTER_PID" ] || fscp_hard_error "the ControlMaster for $1 is not running"
+}
+
+# route_ssm_init: the fake aws CLI (source tree) and the SSM simulator (build
+# tree) on PATH, their logs in $FSCP_WORK, and SSM hosts i-* / mi-* as users
+# write them.  The fake aws ignores portNumber (its registry
+# $FSCP_FAKE_AWS_INSTANCES has the real port); ssh checks the key under
+# [i-...]:PORT in $FSCP_WORK/ssm_known_hosts (the caller fills both).
+route_ssm_init() {
+	PATH=$srcdir/tests/tools:$PATH
+	: "${FSCP_SSM_SIM:=$PWD/tests/tools/ssm-sim}"
+	[ -x "$FSCP_SSM_SIM" ] || fscp_hard_error "ssm-sim not built ($FSCP_SSM_SIM); run make or set FSCP_SSM_SIM"
+	[ -x "$srcdir/tests/tools/aws" ] || fscp_hard_error "no fake aws in $srcdir/tests/tools"
+	FSCP_SSM_SIM=$(cd "$(dirname "$FSCP_SSM_SIM")" && pwd)/$(basename "$FSCP_SSM_SIM")
+	export PATH FSCP_SSM_SIM
+	export AWS_DEFAULT_REGION=eu-west-1
+	export FSCP_FAKE_AWS_INSTANCES=$FSCP_WORK/instances
+	export FSCP_FAKE_AWS_LOG=$FSCP_WORK/aws.log
+	export FSCP_SSM_SIM_LOG=$FSCP_WORK/ssm-sessions.log
+	# A short session start-up, and 16 KiB per 2.4 ms message (~6.7 MiB/s
+	# per session, 8x the real rate): the route depends on sizes only, not
+	# on the rate, and the copies through one SSM session (scp's) stay short.
+	export FSCP_SSM_SIM_SETUP_MS=300 FSCP_SSM_SIM_PAYLOAD=16384 FSCP_SSM_SIM_CYCLE_US=2400
+	unset FSCP_SSM_DIRECT FSCP_ROUTE FSCP_CONNECTIONS
+	: >"$FSCP_SSM_SIM_LOG"
+	route_host "i-* mi-*" "$FSCP_WORK/ssm_known_hosts" \
+		"ProxyCommand sh -c \"aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'\""
+}

@@ -15,23 +15,7 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 . "$(dirname "$0")/route-lib.sh"
 fscp_test_init
 
-# The fake CLI from the source tree, the simulator from the build tree.
-PATH=$srcdir/tests/tools:$PATH
-: "${FSCP_SSM_SIM:=$PWD/tests/tools/ssm-sim}"
-[ -x "$FSCP_SSM_SIM" ] || fscp_hard_error "ssm-sim not built ($FSCP_SSM_SIM); run make or set FSCP_SSM_SIM"
-[ -x "$srcdir/tests/tools/aws" ] || fscp_hard_error "no fake aws in $srcdir/tests/tools"
-FSCP_SSM_SIM=$(cd "$(dirname "$FSCP_SSM_SIM")" && pwd)/$(basename "$FSCP_SSM_SIM")
-export PATH FSCP_SSM_SIM
-export AWS_DEFAULT_REGION=eu-west-1
-export FSCP_FAKE_AWS_INSTANCES=$FSCP_WORK/instances
-export FSCP_FAKE_AWS_LOG=$FSCP_WORK/aws.log
-export FSCP_SSM_SIM_LOG=$FSCP_WORK/ssm-sessions.log
-# A short session start-up, and 16 KiB per 2.4 ms message (~6.7 MiB/s per
-# session, 8x the real rate): the route depends on sizes only, not on the
-# rate, and the copies through one SSM session (scp's) stay short.
-export FSCP_SSM_SIM_SETUP_MS=300 FSCP_SSM_SIM_PAYLOAD=16384 FSCP_SSM_SIM_CYCLE_US=2400
-unset FSCP_SSM_DIRECT FSCP_ROUTE FSCP_CONNECTIONS
-: >"$FSCP_SSM_SIM_LOG"
+route_ssm_init
 
 I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
 I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
@@ -44,22 +28,6 @@ $I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -
 $I_BAD 127.0.0.1 $SSHD_PORT 127.0.0.2 -
 EOF
 
-# As users write SSM hosts; the fake aws ignores portNumber (its registry
-# has the real port), and ssh checks the key under [i-...]:PORT.
-cat >>"$SSH_CONFIG" <<EOF
-
-Host i-* mi-*
-	Port $SSHD_PORT
-	User root
-	IdentityFile $SSHD_DIR/id_ed25519
-	IdentitiesOnly yes
-	UserKnownHostsFile $FSCP_WORK/ssm_known_hosts
-	GlobalKnownHostsFile /dev/null
-	StrictHostKeyChecking yes
-	BatchMode yes
-	LogLevel ERROR
-	ProxyCommand sh -c "aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'"
-EOF
 KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
 for i in "$I_PAR" "$I_DIR" "$I_BAD" "$I_NONE"; do
 	echo "[$i]:$SSHD_PORT $KEY"

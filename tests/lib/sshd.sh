@@ -8,7 +8,8 @@
 #   SSHD_DIR    DIR
 #   SSHD_PORT   the port sshd listens on (127.0.0.1 only)
 #   SSHD_PID    the pid of the listening sshd
-#   SSH_CONFIG  DIR/ssh_config, with a "Host fscp-test" entry (user root, key auth)
+#   SSH_CONFIG  DIR/ssh_config, with a "Host fscp-test" entry (user root, key auth);
+#               fscp-test2 is a second name for the same sshd (remote to remote)
 #   SSHD_HOME   DIR/home: what "fscp-test:" means (sftp-server runs with -d DIR/home)
 #
 # Needs root (sshd must be able to switch to the login user) and OpenSSH's
@@ -167,7 +168,7 @@ EOF
 
 	cat >"$dir/ssh_config" <<EOF
 # Written by tests/lib/sshd.sh.
-Host fscp-test
+Host fscp-test fscp-test2
 	HostName 127.0.0.1
 	Port $port
 	User root
@@ -187,6 +188,8 @@ EOF
 		echo "[127.0.0.1]:$port $key"
 		echo "[fscp-test]:$port $key"
 		echo "fscp-test $key"
+		echo "[fscp-test2]:$port $key"
+		echo "fscp-test2 $key"
 	} >"$dir/known_hosts"
 
 	export SSHD_DIR="$dir" SSHD_PORT="$port" SSHD_PID SSH_CONFIG="$dir/ssh_config" SSHD_HOME="$dir/home"
