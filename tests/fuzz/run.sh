@@ -5,10 +5,10 @@
 #
 #   run.sh SRCDIR BUILDDIR HARNESS...
 #
-# Environment: FUZZ_CC (default clang), FUZZ_SECONDS, FUZZ_LIBS (extra link
-# libraries; default -lcrypto, for proxycmd's %C).  Each harness keeps its
-# growing corpus in BUILDDIR/fuzz-run/NAME/corpus and starts from the seeds in
-# SRCDIR/tests/fuzz/corpus/NAME plus the saved crashes in
+# Environment: FUZZ_CC (default clang), FUZZ_SECONDS, FUZZ_CPPFLAGS and
+# FUZZ_LIBS (libssh, libcrypto, zlib; make passes configure's).  Each
+# harness keeps its growing corpus in BUILDDIR/fuzz-run/NAME/corpus and
+# starts from the seeds in SRCDIR/tests/fuzz/corpus/NAME plus the saved crashes in
 # SRCDIR/tests/fuzz/crashes/NAME.  A crash is kept as
 # BUILDDIR/fuzz-run/NAME/crash-<sha1>; once fixed, copy it into
 # tests/fuzz/crashes/NAME/ so make check replays it.
@@ -21,9 +21,6 @@ cc=${FUZZ_CC:-clang}
 secs=${FUZZ_SECONDS:-60}
 flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 out=$builddir/fuzz-run
-# The pure modules the harnesses reach; nothing here spawns or connects.
-lib_srcs="log strv args operand sshcfg proxycmd sftp_msg sftp scp_proto"
-
 case $secs in
 '' | *[!0-9]*) echo "make fuzz: FUZZ_SECONDS must be a number of seconds, not '$secs'" >&2; exit 1 ;;
 esac
@@ -42,8 +39,20 @@ if ! "$cc" $flags -o "$out/probe" "$out/probe.c" >"$out/probe.log" 2>&1; then
 	exit 1
 fi
 
-srcs=
-for m in $lib_srcs; do srcs="$srcs $srcdir/src/$m.c"; done
+# Every module but main.c, built once into an instrumented archive
+# (fuzzer-no-link: coverage without a main): each harness pulls in only what
+# it reaches, so new dependencies between modules need nothing here.
+lib=$out/libfscp-fuzz.a
+rm -rf "$out/obj" "$lib"
+mkdir -p "$out/obj"
+echo "=== fuzz: building the library"
+for c in "$srcdir"/src/*.c; do
+	[ "$(basename "$c")" = main.c ] && continue
+	# shellcheck disable=SC2086
+	"$cc" ${flags/fuzzer,/fuzzer-no-link,} -std=c11 -I"$builddir" -I"$srcdir/src" ${FUZZ_CPPFLAGS:-} \
+		-c "$c" -o "$out/obj/$(basename "$c" .c).o" || { echo "make fuzz: cannot compile $c" >&2; exit 1; }
+done
+ar rcs "$lib" "$out"/obj/*.o || exit 1
 failed=0
 summary=
 for h in "$@"; do
@@ -52,7 +61,7 @@ for h in "$@"; do
 	echo "=== fuzz $h: building"
 	# shellcheck disable=SC2086
 	if ! "$cc" $flags -std=c11 -I"$builddir" -I"$srcdir/src" -I"$srcdir/tests/fuzz" \
-		-o "$dir/fuzz_$h" "$srcdir/tests/fuzz/fuzz_$h.c" $srcs ${FUZZ_LIBS:--lcrypto} -pthread; then
+		-o "$dir/fuzz_$h" "$srcdir/tests/fuzz/fuzz_$h.c" "$lib" ${FUZZ_LIBS:--lssh -lcrypto -lz} -pthread; then
 		summary="$summary$h: BUILD FAILED\n"
 		failed=1
 		continue
