@@ -8,8 +8,8 @@
 # Environment: FUZZ_CC (default clang), FUZZ_SECONDS, FUZZ_CPPFLAGS and
 # FUZZ_LIBS (libssh, libcrypto, zlib; make passes configure's).  Each
 # harness keeps its growing corpus in BUILDDIR/fuzz-run/NAME/corpus and
-# starts from the seeds in SRCDIR/tests/fuzz/corpus/NAME plus the saved crashes in
-# SRCDIR/tests/fuzz/crashes/NAME.  A crash is kept as
+# starts from the seeds in SRCDIR/tests/fuzz/corpus/NAME plus the saved
+# crashes in SRCDIR/tests/fuzz/crashes/NAME.  A crash is kept as
 # BUILDDIR/fuzz-run/NAME/crash-<sha1>; once fixed, copy it into
 # tests/fuzz/crashes/NAME/ so make check replays it.
 # Exit 0 when no harness crashed, 1 otherwise or when clang cannot build.
