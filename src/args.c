@@ -137,6 +137,10 @@ args_scan_scaled(const char *s, long long *result, int *err)
 	frac *= scale;
 	for (int i = 0; i < nfrac; i++)
 		frac /= 10;
+	/* "-8.5E" scales to LLONG_MIN before its fraction: out of range
+	 * (scp 9.2 overflows here and aborts). */
+	if (sign < 0 ? whole < LLONG_MIN + frac : whole > LLONG_MAX - frac)
+		goto erange;
 	*result = sign < 0 ? whole - frac : whole + frac;
 	return 0;
 einval:

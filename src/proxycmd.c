@@ -774,9 +774,12 @@ parse_hop(const char *s, size_t len, struct proxycmd_hop *h)
 		*e = '\0';
 		host = p + 1;
 		p = e + 1;
-		if (*p == ':')
+		if (*p == ':') {
+			/* The same range as host:port (ssh: "Bad port"). */
 			h->port = atoi(p + 1);
-		else if (*p != '\0')
+			if (h->port <= 0 || h->port > 65535)
+				goto out;
+		} else if (*p != '\0')
 			goto out;
 	} else {
 		char *c = strchr(p, ':');

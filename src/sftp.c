@@ -4,6 +4,7 @@
 #include "strv.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,23 @@ sftp_close(struct sftp_conn *c)
 	return rc;
 }
 
+/* A server's status as the int these helpers return: -1 means a failed
+ * connection, so a code past INT_MAX (unknown anyway; a hostile server can
+ * send 0xffffffff) becomes INT_MAX, which reads "Unknown status". */
+static int
+sftp_status_int(uint32_t status)
+{
+	return status > INT_MAX ? INT_MAX : (int)status;
+}
+
+/* The same for a STATUS that answers a request wanting data: OK there
+ * is a failure too. */
+static int
+sftp_error_status(uint32_t status)
+{
+	return status == SSH_FX_OK ? SSH_FX_FAILURE : sftp_status_int(status);
+}
+
 /* Send what is queued and wait for the reply with this id (synchronous use). */
 static int
 sftp_wait(struct sftp_conn *c, uint32_t id, struct sftp_reply *r)
@@ -221,7 +239,7 @@ sftp_status_of(struct sftp_conn *c, uint32_t id)
 		return -1;
 	if (r.type != SSH_FXP_STATUS)
 		return sftp_fail(c);
-	return (int)r.status;
+	return sftp_status_int(r.status);
 }
 
 int
@@ -238,7 +256,7 @@ sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs 
 		return SSH_FX_OK;
 	}
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	return sftp_fail(c);
 }
 
@@ -271,7 +289,7 @@ sftp_realpath(struct sftp_conn *c, const char *path, char **out)
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	if (r.type != SSH_FXP_NAME || r.count != 1 ||
 	    sftp_reply_next_name(&r, out, NULL, &a) != 0)
 		return sftp_fail(c);
@@ -286,6 +304,118 @@ sftp_dirents_free(struct sftp_dirent *d, size_t count)
 	free(d);
 }
 
+/* A listing that never ends must not hang fscp (OpenSSH's client would
+ * read it until memory runs out).  Two bounds: a batch that starts with the
+ * same name as the one before means the server is not moving on, and no
+ * directory gets more than this many entries. */
+#define SFTP_READDIR_MAX_ENTRIES (1u << 22)
+
+/* True when this NAME batch starts as the previous one did; *prev keeps the
+ * first name of the latest batch.  Looks at a copy of the reply's view, so
+ * the caller still reads every entry. */
+static bool
+sftp_batch_repeats(const struct sftp_reply *r, char **prev)
+{
+	struct sftp_reply peek = *r;
+	struct sftp_attrs a;
+	char *first;
+	bool same;
+
+	if (sftp_reply_next_name(&peek, &first, NULL, &a) != 0)
+		return false;
+	same = *prev != NULL && strcmp(*prev, first) == 0;
+	free(*prev);
+	*prev = first;
+	return same;
+}
+
+/* A directory being read: the entries so far and what to report. */
+struct sftp_listing {
+	struct sftp_dirent *ents;
+	size_t n, cap;
+	int status;
+};
+
+/* Keep the entries of one NAME batch; -1 when it is malformed.  "." and
+ * ".." are dropped; names that are empty or hold a '/' are refused (status
+ * BAD_MESSAGE), as a server must not steer us outside the tree. */
+static int
+sftp_take_batch(struct sftp_reply *r, struct sftp_listing *l)
+{
+	for (uint32_t i = 0; i < r->count; i++) {
+		char *name;
+		struct sftp_attrs a;
+
+		if (sftp_reply_next_name(r, &name, NULL, &a) != 0)
+			return -1;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			free(name);
+			continue;
+		}
+		if (name[0] == '\0' || strchr(name, '/') != NULL) {
+			free(name);
+			l->status = SSH_FX_BAD_MESSAGE;
+			continue;
+		}
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->ents = xrealloc(l->ents, l->cap * sizeof(*l->ents));
+		}
+		l->ents[l->n].name = name;
+		l->ents[l->n].a = a;
+		l->n++;
+	}
+	return 0;
+}
+
+/* READDIR until the listing ends; 0, or -1 when the connection failed. */
+static int
+sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
+    struct sftp_listing *l)
+{
+	struct sftp_reply r;
+	char *prev_first = NULL;
+	size_t seen = 0;
+	int rc = 0;
+
+	for (;;) {
+		uint32_t id = sftp_new_id(c);
+
+		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
+		if (sftp_wait(c, id, &r) != 0) {
+			rc = -1;
+			break;
+		}
+		if (r.type == SSH_FXP_STATUS) {
+			if (r.status != SSH_FX_EOF)
+				l->status = sftp_error_status(r.status);
+			break;
+		}
+		if (r.type != SSH_FXP_NAME) {
+			rc = sftp_fail(c);
+			break;
+		}
+		/* An empty batch ends the listing, as in OpenSSH's client
+		 * (waiting for EOF after it could wait forever). */
+		if (r.count == 0)
+			break;
+		if (sftp_batch_repeats(&r, &prev_first) ||
+		    r.count > SFTP_READDIR_MAX_ENTRIES - seen) {
+			/* Endless: give up on this directory, keep nothing. */
+			sftp_dirents_free(l->ents, l->n);
+			*l = (struct sftp_listing){ .status = SSH_FX_FAILURE };
+			break;
+		}
+		seen += r.count;
+		if (sftp_take_batch(&r, l) != 0) {
+			rc = sftp_fail(c);
+			break;
+		}
+	}
+	free(prev_first);
+	return rc;
+}
+
 int
 sftp_readdir_all(struct sftp_conn *c, const char *path,
     struct sftp_dirent **out, size_t *count)
@@ -294,9 +424,7 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	struct sftp_reply r;
 	uint8_t handle[256];
 	uint32_t hlen;
-	struct sftp_dirent *ents = NULL;
-	size_t n = 0, cap = 0;
-	int status = SSH_FX_OK;
+	struct sftp_listing l = { .status = SSH_FX_OK };
 
 	*out = NULL;
 	*count = 0;
@@ -304,61 +432,23 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS)
-		return r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
+		return sftp_error_status(r.status);
 	if (r.type != SSH_FXP_HANDLE)
 		return sftp_fail(c);
 	hlen = r.handle_len;
 	memcpy(handle, r.handle, hlen);
 
-	for (;;) {
-		id = sftp_new_id(c);
-		sftp_msg_handle(&c->out, SSH_FXP_READDIR, id, handle, hlen);
-		if (sftp_wait(c, id, &r) != 0) {
-			sftp_dirents_free(ents, n);
-			return -1;
-		}
-		if (r.type == SSH_FXP_STATUS) {
-			if (r.status != SSH_FX_EOF)
-				status = r.status == SSH_FX_OK ? SSH_FX_FAILURE : (int)r.status;
-			break;
-		}
-		if (r.type != SSH_FXP_NAME) {
-			sftp_dirents_free(ents, n);
-			return sftp_fail(c);
-		}
-		for (uint32_t i = 0; i < r.count; i++) {
-			char *name;
-			struct sftp_attrs a;
-
-			if (sftp_reply_next_name(&r, &name, NULL, &a) != 0) {
-				sftp_dirents_free(ents, n);
-				return sftp_fail(c);
-			}
-			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-				free(name);
-				continue;
-			}
-			if (name[0] == '\0' || strchr(name, '/') != NULL) {
-				free(name);
-				status = SSH_FX_BAD_MESSAGE;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				ents = xrealloc(ents, cap * sizeof(*ents));
-			}
-			ents[n].name = name;
-			ents[n].a = a;
-			n++;
-		}
+	if (sftp_read_listing(c, handle, hlen, &l) != 0) {
+		sftp_dirents_free(l.ents, l.n);
+		return -1;
 	}
 	id = sftp_new_id(c);
 	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, handle, hlen);
 	if (sftp_status_of(c, id) < 0) {
-		sftp_dirents_free(ents, n);
+		sftp_dirents_free(l.ents, l.n);
 		return -1;
 	}
-	*out = ents;
-	*count = n;
-	return status;
+	*out = l.ents;
+	*count = l.n;
+	return l.status;
 }

@@ -75,7 +75,11 @@ sftp_buf_put_cstring(struct sftp_buf *b, const char *s)
 void
 sftp_buf_put_attrs(struct sftp_buf *b, const struct sftp_attrs *a)
 {
-	uint32_t flags = a->flags & ~SSH_FILEXFER_ATTR_EXTENDED;
+	/* Only the flags of fields written below: attrs decoded from a server
+	 * may carry bits fscp does not know (or EXTENDED), and echoing them
+	 * would announce fields this packet does not contain. */
+	uint32_t flags = a->flags & (SSH_FILEXFER_ATTR_SIZE | SSH_FILEXFER_ATTR_UIDGID |
+	    SSH_FILEXFER_ATTR_PERMISSIONS | SSH_FILEXFER_ATTR_ACMODTIME);
 
 	sftp_buf_put_u32(b, flags);
 	if (flags & SSH_FILEXFER_ATTR_SIZE)

@@ -95,7 +95,8 @@ struct xfer_task {
 	bool probe_sent;	/* the last piece of a download asked past its end */
 	bool probed;		/* ... and has the answer */
 	bool grow;		/* reads on past the end until EOF before closing */
-	uint64_t short_at;	/* a short READ behind a CLOSE ended here (0: none) */
+	uint64_t short_at;	/* a short READ behind a CLOSE ended here */
+	bool short_seen;	/* short_at is set (it can be 0: an empty first READ) */
 	int from;		/* connection that gave it back (0: none), for -v */
 };
 
@@ -866,7 +867,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 	}
 	/* A short READ behind a CLOSE left a gap; data after it means the
 	 * gap is a hole we cannot fill (only EOF after it: the file shrank). */
-	if (t->short_at != 0 && rq->off >= t->short_at && rep->data_len > 0 &&
+	if (t->short_seen && rq->off >= t->short_at && rep->data_len > 0 &&
 	    !atomic_load(&f->failed)) {
 		log_error("read remote \"%s\": file changed during the copy", f->remote);
 		xfer_file_error(f);
@@ -901,8 +902,10 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 	 * the handle is already closed behind the last READ. */
 	if (rep->data_len < rq->len && !t->eof && !atomic_load(&f->failed)) {
 		if (t->state == T_CLOSING) {
-			if (t->short_at == 0)
+			if (!t->short_seen) {
 				t->short_at = rq->off + rep->data_len;
+				t->short_seen = true;
+			}
 		} else {
 			send_read(w, t, rq->off + rep->data_len, rq->len - rep->data_len);
 		}
@@ -1113,7 +1116,7 @@ task_restart(struct xfer_task *t)
 	t->outstanding = 0;
 	t->hlen = 0;
 	t->eof = t->probe_sent = t->probed = false;
-	t->short_at = 0;
+	t->short_seen = false;
 	return true;
 }
 

@@ -1,9 +1,7 @@
 /* libFuzzer harness for scp_proto: what a hostile legacy server can send.
  *
- * Not built by make.  With clang:
- *   clang -g -fsanitize=fuzzer,address,undefined -Ibuild -Isrc \
- *     tests/fuzz/fuzz_scp_proto.c src/scp_proto.c src/strv.c src/log.c \
- *     -o fuzz_scp_proto && ./fuzz_scp_proto -max_total_time=60
+ * Built and run by make fuzz (tests/fuzz/run.sh); make check replays its
+ * corpus (tests/fuzz/corpus/scp_proto) through tests/fuzz/replay.c.
  * The input's first line is a record as the sink reads it (cut at
  * SCPP_LINE_MAX, NUL-terminated); the rest, up to a second newline, is used
  * as the requested source, whose brace patterns the record's name is

@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -470,6 +471,11 @@ START_TEST(test_scan_scaled)
 	ck_assert(args_scan_scaled("1G", &v, &e) == 0 && v == 1LL << 30);
 	ck_assert(args_scan_scaled("2E", &v, &e) == 0 && v == 2LL << 60);
 	ck_assert(args_scan_scaled("8E", &v, &e) == -1 && e == ERANGE);
+	/* Found by tests/fuzz/fuzz_operand (crashes/operand/minus-8.5E): the
+	 * fraction took LLONG_MIN past its end (signed overflow). */
+	ck_assert(args_scan_scaled("-8.5151E", &v, &e) == -1 && e == ERANGE);
+	ck_assert(args_scan_scaled("-8E", &v, &e) == 0 && v == LLONG_MIN);
+	ck_assert(args_scan_scaled("7.99E", &v, &e) == 0 && v >= 7LL << 60);
 	ck_assert(args_scan_scaled("-1.5K", &v, &e) == 0 && v == -1536);
 	ck_assert(args_scan_scaled("1.25", &v, &e) == 0 && v == 1);
 	ck_assert(args_scan_scaled("", &v, &e) == 0 && v == 0);

@@ -378,6 +378,11 @@ START_TEST(jump_parse)
 	ck_assert_int_eq(proxycmd_jump_parse("host:0", &h), -1);
 	ck_assert_int_eq(proxycmd_jump_parse("host:99999", &h), -1);
 	ck_assert_int_eq(proxycmd_jump_parse("[::1", &h), -1);
+	/* Found by tests/fuzz/fuzz_proxycmd (crashes/proxycmd/bracket-port-0):
+	 * a bracketed host took any port, 0 included. */
+	ck_assert_int_eq(proxycmd_jump_parse("[::1]:0", &h), -1);
+	ck_assert_int_eq(proxycmd_jump_parse("[::1]::1", &h), -1);
+	ck_assert_int_eq(proxycmd_jump_parse("a,[::1]:99999", &h), -1);
 	ck_assert_int_eq(proxycmd_jump_parse("u@", &h), -1);
 	ck_assert_ptr_null(h);
 }

@@ -664,6 +664,27 @@ START_TEST(test_attrs_extended_huge_count)
 }
 END_TEST
 
+/* Found by tests/fuzz/fuzz_sftp_msg (crashes/sftp_msg/unknown-attr-flags):
+ * attrs decoded from a server with flag bits fscp does not know, encoded
+ * again (as a SETSTAT built from them would be), must not announce fields
+ * the packet does not hold. */
+START_TEST(test_attrs_unknown_flags_not_echoed)
+{
+	struct sftp_attrs a = attr_vals, d;
+	struct sftp_buf b = { 0 };
+
+	a.flags = 0x00680000u | SSH_FILEXFER_ATTR_EXTENDED | SSH_FILEXFER_ATTR_PERMISSIONS;
+	sftp_buf_put_attrs(&b, &a);
+	ck_assert_uint_eq(b.len, 8);
+	sftp_buf_get_attrs(&b, &d);
+	ck_assert(!b.error);
+	ck_assert_uint_eq(d.flags, SSH_FILEXFER_ATTR_PERMISSIONS);
+	ck_assert_uint_eq(d.perm, attr_vals.perm);
+	ck_assert_uint_eq(b.off, b.len);
+	sftp_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_reserve_reset_free)
 {
 	struct sftp_buf b = { 0 };
@@ -1444,6 +1465,7 @@ sftp_msg_suite(void)
 	tcase_add_loop_test(tc, test_attrs_roundtrip, 0, 32);
 	tcase_add_test(tc, test_attrs_extended_skipped);
 	tcase_add_test(tc, test_attrs_extended_huge_count);
+	tcase_add_test(tc, test_attrs_unknown_flags_not_echoed);
 	tcase_add_test(tc, test_reserve_reset_free);
 	suite_add_tcase(s, tc);
 

@@ -1,0 +1,58 @@
+/* Fuzz ProxyCommand handling: % token expansion (both token sets), the
+ * shell-word splitter, the AWS SSM recogniser, ProxyJump specs and the
+ * "ssh -W %h:%p host" form.  Pure functions only: nothing is spawned. */
+#include "config.h"
+#include "fuzz.h"
+#include "proxycmd.h"
+
+static const struct proxycmd_tokens fuzz_tokens = {
+	.host = "host.example", .host_arg = "alias", .keyalias = NULL,
+	.remote_user = "user", .port = 2222, .local_user = "me",
+	.local_host = "here.local", .short_host = "here", .home = "/home/me",
+	.uid = "1000", .jump = "", .conn_hash = "0123456789abcdef0123456789abcdef01234567",
+};
+
+static void
+check_expand(const char *s, enum proxycmd_tokset set)
+{
+	char err[128] = "";
+	char *out = proxycmd_expand(s, &fuzz_tokens, set, err, sizeof(err));
+
+	if (out == NULL && err[0] == '\0')
+		abort();		/* a failure always says why */
+	free(out);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_cstring(data, size);
+	struct proxycmd_ssm ssm;
+	struct proxycmd_hop *hops, hop;
+	char **w;
+	int n;
+
+	check_expand(s, PROXYCMD_TOK_PROXY);
+	check_expand(s, PROXYCMD_TOK_ALL);
+	if ((w = proxycmd_words(s)) != NULL)
+		proxycmd_words_free(w);
+	if (proxycmd_is_ssm(s, &ssm))
+		proxycmd_ssm_free(&ssm);
+	(void)proxycmd_is_ssm(s, NULL);
+	if ((n = proxycmd_jump_parse(s, &hops)) > 0) {
+		for (int i = 0; i < n; i++)
+			if (hops[i].host == NULL || hops[i].host[0] == '\0' ||
+			    (hops[i].port != -1 && (hops[i].port < 1 || hops[i].port > 65535)))
+				abort();	/* ssh refuses such a hop */
+		proxycmd_hops_free(hops, n);
+	} else if (n != -1 || hops != NULL)
+		abort();
+	if (proxycmd_ssh_w_hop(s, &hop)) {
+		if (hop.host == NULL)
+			abort();
+		free(hop.user);
+		free(hop.host);
+	}
+	free(s);
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* Fuzz the `ssh -G` reader: any text, as if ssh (or whatever -S names)
+ * printed it, then the follow-up steps sshcfg_load() and the route take on
+ * the result. */
+#include "config.h"
+#include "fuzz.h"
+#include "proxycmd.h"
+#include "sshcfg.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_cstring(data, size);
+	struct sshcfg cfg;
+
+	(void)sshcfg_parse(text, &cfg);
+	sshcfg_expand_tilde(&cfg, "/home/fuzz");
+	(void)sshcfg_has_controlpath(&cfg);
+	if (cfg.proxycommand != NULL) {
+		struct proxycmd_ssm ssm;
+
+		if (proxycmd_is_ssm(cfg.proxycommand, &ssm))
+			proxycmd_ssm_free(&ssm);
+	}
+	if (cfg.proxyjump != NULL) {
+		struct proxycmd_hop *hops;
+		int n = proxycmd_jump_parse(cfg.proxyjump, &hops);
+
+		if (n > 0)
+			proxycmd_hops_free(hops, n);
+	}
+	sshcfg_free(&cfg);
+	free(text);
+	return 0;
+}
