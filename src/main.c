@@ -82,16 +82,24 @@ run_reconnect(void *ctx)
 	return session_reconnect(&r->s, r->o);
 }
 
-/* Every connection died with work left: scp's lostconn(). */
+/* Every connection died with work left: scp's lostconn(), or its fatal()
+ * when the last one was given up for a broken reply. */
 static void FSCP_NORETURN
 run_lost(struct run *r)
 {
-	fputs("lost connection\n", stderr);
+	char fatal[256] = "";
+
+	if (r->x != NULL && xfer_fatal(r->x) != NULL)
+		snprintf(fatal, sizeof(fatal), "%s", xfer_fatal(r->x));
+	else
+		fputs("lost connection\n", stderr);
 	xfer_free(r->x);
 	r->x = NULL;
 	(void)session_close(&r->s);
 	if (r->from_open)
 		(void)session_close(&r->from);
+	if (fatal[0] != '\0')
+		log_fatal("%s", fatal);
 	exit(1);
 }
 
@@ -121,7 +129,7 @@ run_close(struct run *r)
 }
 
 /* A planning step ended as scp ends: what is planned moves first (scp
- * copies in order), then fatal()'s message and 255, or lostconn()'s 1. */
+ * copies in order), then fatal()'s message and 255. */
 static void
 run_planned(struct run *r, enum plan_status st)
 {
@@ -134,10 +142,10 @@ run_planned(struct run *r, enum plan_status st)
 	run_close(r);
 	if (r->from_open)
 		(void)session_close(&r->from);
-	if (st == PLAN_LOST) {
-		fputs("lost connection\n", stderr);
-		exit(1);
-	}
+	/* A synchronous request that finds the connection gone is scp's
+	 * fatal() too ("Connection closed"). */
+	if (st == PLAN_LOST)
+		log_fatal("Connection closed");
 	if (msg[0] != '\0')
 		log_fatal("%s", msg);
 	exit(255);

@@ -23,8 +23,9 @@ void plan_free(struct plan *p);
 
 /* How a planning step ended.  Errors are reported and counted
  * (log_errors()) either way; FATAL is scp's fatal() (the caller moves what
- * is planned, then exits 255); LOST: the connection died (scp's "lost
- * connection"), and nothing more was said. */
+ * is planned, then exits 255); LOST: the connection died under a
+ * synchronous request (scp's fatal "Connection closed"), and nothing more
+ * was said. */
 enum plan_status { PLAN_OK, PLAN_FATAL, PLAN_LOST };
 
 /* The fatal error a step ended with, to be said once what was planned

@@ -122,6 +122,7 @@ struct xfer {
 	bool joiner_done;	/* no more connections will join */
 	bool dead;		/* every connection died with work left */
 	struct sftp_conn *fix_conn;	/* a live one after the run, for directories */
+	char fatal[256];		/* a lost run's last broken reply, in scp's words */
 	/* everything planned, for progress order and cleanup */
 	struct xfer_file **files;
 	size_t nfiles, capfiles;
@@ -157,6 +158,7 @@ struct worker {
 	size_t max_active;
 	int id;				/* 1.. for -v */
 	bool failed;			/* its connection died */
+	bool broken;			/* ... because the server broke the protocol */
 	char why[256];			/* why it failed, for -v */
 };
 
@@ -861,8 +863,17 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 		t->next_off = t->end;
 		return 0;
 	}
-	if (rep->type != SSH_FXP_DATA || rep->data_len > rq->len) {
-		snprintf(w->why, sizeof(w->why), "unexpected reply to a READ of \"%s\"", f->remote);
+	/* scp's fatal() words for a broken reply (sftp-client.c). */
+	if (rep->type != SSH_FXP_DATA) {
+		snprintf(w->why, sizeof(w->why), "Expected SSH2_FXP_DATA(%u) packet, got %u",
+		    SSH_FXP_DATA, rep->type);
+		w->broken = true;
+		return -1;
+	}
+	if (rep->data_len > rq->len) {
+		snprintf(w->why, sizeof(w->why), "Received more data than asked for %u > %u",
+		    rep->data_len, rq->len);
+		w->broken = true;
 		return -1;
 	}
 	/* A short READ behind a CLOSE left a gap; data after it means the
@@ -968,7 +979,8 @@ worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 	int rc = 0;
 
 	if (!slot->used) {
-		snprintf(w->why, sizeof(w->why), "reply to request %u, which was not sent", rep->id);
+		snprintf(w->why, sizeof(w->why), "Unexpected reply %u", rep->id);
+		w->broken = true;
 		return -1;
 	}
 	/* A copy: the handlers may send new requests, which can take this slot. */
@@ -1165,6 +1177,8 @@ worker_thread(void *arg)
 		worker_salvage(w);
 	}
 	pthread_mutex_lock(&x->lock);
+	if (rc != 0)
+		snprintf(x->fatal, sizeof(x->fatal), "%s", w->broken ? w->why : "");
 	x->alive--;
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
@@ -1267,6 +1281,12 @@ xfer_fix_dirs(struct xfer *x)
 		}
 	}
 	return 0;
+}
+
+const char *
+xfer_fatal(const struct xfer *x)
+{
+	return x->fatal[0] != '\0' ? x->fatal : NULL;
 }
 
 uint64_t
@@ -1452,6 +1472,7 @@ xfer_run(struct xfer *x)
 	}
 	jn.up = up;
 	x->dead = false;
+	x->fatal[0] = '\0';
 	x->joiner_done = extra == 0;
 	/* Every connection gets a thread; this one waits for the outcome. */
 	for (int i = 0; i < x->nconns; i++) {

@@ -88,6 +88,10 @@ struct xfer_joiner {
 };
 void xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j);
 
+/* After a lost run: scp's fatal() message when the last connection to go
+ * was given up for a broken reply (scp then exits 255), else NULL (a
+ * connection that died: scp's "lost connection"). */
+const char *xfer_fatal(const struct xfer *x);
 /* Bytes of the files planned and not yet run. */
 uint64_t xfer_planned_bytes(const struct xfer *x);
 /* Use these connections from the next run on (a route that grew). */
