@@ -342,7 +342,9 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	bool grew;
 
 	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
-	session_stop_pending(&r->s);
+	/* Planning ends the process on a dead connection (scp's fatal()):
+	 * no connection thread may be left running then. */
+	session_end_pending(&r->s);
 	/* Uploads of earlier local sources go first: scp copies in order, and
 	 * a later source may land on the same name. */
 	if (xfer_run(r->x) != 0)

@@ -229,7 +229,7 @@ struct session_pending {
 	int ok;			/* came up so far */
 	double t0, last;	/* start, and when the latest came up */
 	bool stop;		/* no more wanted: abort what is still connecting */
-	bool joined;		/* someone is joining the threads (owner or exit) */
+	bool joined;		/* its owner is joining the threads */
 	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -321,19 +321,11 @@ session_job_undo(struct session_job *j)
 	j->pid = 0;
 }
 
-/* exit() runs OpenSSL's cleanup, and a connection thread still in its
- * handshake then crashes in freed crypto state (or leaks its per-thread
- * state).  So the batches with threads are listed here, and an atexit
- * handler stops them and joins their threads, unless their owner is doing
- * that already.  This list is the one piece of process-wide state in the
- * session, and it is for exit only. */
-#define SESSION_LIVE_MAX 8
-static pthread_mutex_t session_live_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct session_pending *session_live[SESSION_LIVE_MAX];
-
 /* Stop what is still connecting (hang up on its proxy; a direct one
  * finishes its handshake).  Returns true when the caller is the one to
- * join the threads. */
+ * join the threads.  Every exit of fscp happens in main, after the
+ * sessions are closed (which joins these threads): a thread still in its
+ * handshake at exit() would crash in OpenSSL's freed state. */
 static bool
 session_batch_stop(struct session_pending *b)
 {
@@ -359,47 +351,6 @@ session_batch_join(struct session_pending *b)
 			pthread_join(b->tids[i], NULL);
 }
 
-static void
-session_live_stop(void)
-{
-	pthread_mutex_lock(&session_live_lock);
-	for (int k = 0; k < SESSION_LIVE_MAX; k++)
-		if (session_live[k] != NULL && session_batch_stop(session_live[k]))
-			session_batch_join(session_live[k]);
-	pthread_mutex_unlock(&session_live_lock);
-}
-
-static void
-session_live_add(struct session_pending *b)
-{
-	static bool registered;
-
-	pthread_mutex_lock(&session_live_lock);
-	if (!registered) {
-		/* atexit handlers run last-registered first: have OpenSSL
-		 * register its cleanup now, so that this one runs before it. */
-		OPENSSL_init_crypto(0, NULL);
-		registered = atexit(session_live_stop) == 0;
-	}
-	for (int k = 0; k < SESSION_LIVE_MAX; k++) {
-		if (session_live[k] == NULL) {
-			session_live[k] = b;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&session_live_lock);
-}
-
-static void
-session_live_remove(struct session_pending *b)
-{
-	pthread_mutex_lock(&session_live_lock);
-	for (int k = 0; k < SESSION_LIVE_MAX; k++)
-		if (session_live[k] == b)
-			session_live[k] = NULL;
-	pthread_mutex_unlock(&session_live_lock);
-}
-
 /* No more connections are wanted from the batch: stop the ones still
  * connecting (their proxies are hung up on; direct ones finish their
  * handshake), wait for every thread and close what nobody took.  report:
@@ -413,7 +364,6 @@ session_pending_end(struct session *s, bool report)
 		return;
 	if (session_batch_stop(b))
 		session_batch_join(b);
-	session_live_remove(b);		/* waits for an exit handler using b */
 	for (int i = 0; i < b->n; i++) {
 		if (!b->jobs[i].taken) {
 			b->jobs[i].taken = true;
@@ -495,6 +445,12 @@ session_stop_pending(struct session *s)
 	pthread_mutex_unlock(&b->lock);
 }
 
+void
+session_end_pending(struct session *s)
+{
+	session_pending_end(s, true);
+}
+
 int
 session_pending_count(const struct session *s)
 {
@@ -566,7 +522,6 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	b->direct = direct ? xstrdup(direct) : NULL;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
-	session_live_add(b);
 	for (int i = 0; i < n; i++) {
 		struct session_job *j = &b->jobs[i];
 

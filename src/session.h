@@ -70,6 +70,9 @@ bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 int session_pending_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
 void session_stop_pending(struct session *s);
+/* Stop them and wait for their threads (what nobody took is closed): done
+ * before anything that may end the process with the session open. */
+void session_end_pending(struct session *s);
 /* One more connection the way the bypass opened its own (the engine asks
  * when every connection died with work left); NULL on the standard route,
  * whose ssh scp would not start again either. */
