@@ -98,6 +98,7 @@ struct xfer_task {
 	uint64_t short_at;	/* a short READ behind a CLOSE ended here */
 	bool short_seen;	/* short_at is set (it can be 0: an empty first READ) */
 	int from;		/* connection that gave it back (0: none), for -v */
+	uint64_t sized_at;	/* an upload's end + 1 when its local size was last read */
 };
 
 struct xfer_dirfix {
@@ -709,6 +710,11 @@ upload_grew(struct xfer_task *t)
 	struct xfer_file *f = t->f;
 	struct stat st;
 
+	/* Once per end reached: a piece waiting for its replies asks again
+	 * at every turn of the loop. */
+	if (t->sized_at == t->end + 1)
+		return false;
+	t->sized_at = t->end + 1;
 	if (f->fd < 0 || fstat(f->fd, &st) != 0 || (uint64_t)st.st_size <= t->end)
 		return false;
 	t->end = f->pieces[t->idx].end = f->size = (uint64_t)st.st_size;
