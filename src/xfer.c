@@ -1135,6 +1135,7 @@ task_restart(struct xfer_task *t)
 	t->hlen = 0;
 	t->eof = t->probe_sent = t->probed = false;
 	t->short_seen = false;
+	t->sized_at = 0;
 	return true;
 }
 
