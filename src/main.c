@@ -82,6 +82,23 @@ run_reconnect(void *ctx)
 	return session_reconnect(&r->s, r->o);
 }
 
+/* Before an early exit: everything closed, every connection thread
+ * joined (one still in its handshake at exit() would crash in OpenSSL's
+ * freed state).  What is unmoved stays unmoved. */
+static void
+run_shutdown(struct run *r)
+{
+	plan_free(r->pl);
+	r->pl = NULL;
+	xfer_free(r->x);
+	r->x = NULL;
+	(void)session_close(&r->s);
+	if (r->from_open) {
+		r->from_open = false;
+		(void)session_close(&r->from);
+	}
+}
+
 /* Every connection died with work left: scp's lostconn(), or its fatal()
  * when the last one was given up for a broken reply. */
 static void FSCP_NORETURN
@@ -93,11 +110,7 @@ run_lost(struct run *r)
 		snprintf(fatal, sizeof(fatal), "%s", xfer_fatal(r->x));
 	else
 		fputs("lost connection\n", stderr);
-	xfer_free(r->x);
-	r->x = NULL;
-	(void)session_close(&r->s);
-	if (r->from_open)
-		(void)session_close(&r->from);
+	run_shutdown(r);
 	if (fatal[0] != '\0')
 		log_fatal("%s", fatal);
 	exit(1);
@@ -140,8 +153,7 @@ run_planned(struct run *r, enum plan_status st)
 	if (r->pl != NULL && plan_fatal_msg(r->pl) != NULL)
 		snprintf(msg, sizeof(msg), "%s", plan_fatal_msg(r->pl));
 	run_close(r);
-	if (r->from_open)
-		(void)session_close(&r->from);
+	run_shutdown(r);
 	/* A synchronous request that finds the connection gone is scp's
 	 * fatal() too ("Connection closed"). */
 	if (st == PLAN_LOST)
@@ -362,13 +374,8 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 
 	if (crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes, fatal,
 	    sizeof(fatal)) != 0) {
-		/* scp's fatal(): both sides are closed (their threads joined)
-		 * before the exit. */
 		crossload_plan_free(pl);
-		source_close(r);
-		xfer_free(r->x);
-		r->x = NULL;
-		(void)session_close(&r->s);
+		run_shutdown(r);
 		log_fatal("%s", fatal);
 	}
 	crossload_plan_free(pl);
