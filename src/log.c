@@ -58,13 +58,19 @@ emit(const char *prefix, const char *eol, const char *fmt, va_list ap)
 }
 
 void
+log_verror(const char *fmt, va_list ap)
+{
+	log_count_error();
+	emit(progname, "\r\n", fmt, ap);
+}
+
+void
 log_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	log_count_error();
 	va_start(ap, fmt);
-	emit(progname, "\r\n", fmt, ap);
+	log_verror(fmt, ap);
 	va_end(ap);
 }
 

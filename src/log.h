@@ -27,6 +27,7 @@ int log_level(void);
 
 void log_error(const char *fmt, ...) FSCP_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_verror(const char *fmt, va_list ap) FSCP_PRINTF(1, 0);
 void log_fatal(const char *fmt, ...) FSCP_PRINTF(1, 2) FSCP_NORETURN;
 void log_runerr(const char *fmt, ...) FSCP_PRINTF(1, 2);
 void log_verbose(const char *fmt, ...) FSCP_PRINTF(1, 2);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,27 @@ xfer_file_error(struct xfer_file *f)
 		atomic_store(&f->grp->failed, true);
 }
 
+/* The first failure of a file, said in scp's words (pieces of one file on
+ * several connections may fail at once: only one of them says it). */
+static void
+xfer_file_fail(struct xfer_file *f, const char *fmt, ...) FSCP_PRINTF(2, 3);
+
+static void
+xfer_file_fail(struct xfer_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_exchange(&f->failed, true))
+		return;
+	va_start(ap, fmt);
+	log_verror(fmt, ap);
+	va_end(ap);
+	if (f->fail_msg != NULL)
+		log_error("%s", f->fail_msg);
+	if (f->grp != NULL)
+		atomic_store(&f->grp->failed, true);
+}
+
 /* len bytes of piece t landed at off. */
 static void
 piece_wrote(struct xfer_file *f, const struct xfer_task *t, uint64_t off, uint64_t len)
@@ -657,8 +679,7 @@ send_write(struct worker *w, struct xfer_task *t)
 			continue;
 		if (n < 0) {
 			w->c->out.len = start;
-			log_error("read local \"%s\": %s", f->local, strerror(errno));
-			xfer_file_error(f);
+			xfer_file_fail(f, "read local \"%s\": %s", f->local, strerror(errno));
 			t->next_off = t->end;
 			return false;
 		}
@@ -779,10 +800,9 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		uint32_t st = rep->type == SSH_FXP_STATUS ? rep->status : SSH_FX_FAILURE;
 
 		if (f->dir == XFER_UP)
-			log_error("dest open \"%s\": %s", f->remote, sftp_status_text(st));
+			xfer_file_fail(f, "dest open \"%s\": %s", f->remote, sftp_status_text(st));
 		else
-			log_error("remote open \"%s\": %s", f->remote, sftp_status_text(st));
-		xfer_file_error(f);
+			xfer_file_fail(f, "remote open \"%s\": %s", f->remote, sftp_status_text(st));
 		if (t->first) {
 			xfer_release_rest(w->x, f, false);
 		} else if (f->dir == XFER_UP && atomic_fetch_sub(&f->data_left, 1) == 1) {
@@ -863,9 +883,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 			t->next_off = t->end;
 			return 0;
 		}
-		if (!atomic_load(&f->failed))
-			log_error("read remote \"%s\": %s", f->remote, sftp_status_text(rep->status));
-		xfer_file_error(f);
+		xfer_file_fail(f, "read remote \"%s\": %s", f->remote, sftp_status_text(rep->status));
 		t->next_off = t->end;
 		return 0;
 	}
@@ -886,8 +904,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 	 * gap is a hole we cannot fill (only EOF after it: the file shrank). */
 	if (t->short_seen && rq->off >= t->short_at && rep->data_len > 0 &&
 	    !atomic_load(&f->failed)) {
-		log_error("read remote \"%s\": file changed during the copy", f->remote);
-		xfer_file_error(f);
+		xfer_file_fail(f, "read remote \"%s\": file changed during the copy", f->remote);
 	}
 	if (f->fd >= 0 && !atomic_load(&f->failed)) {
 		size_t put = 0;
@@ -899,8 +916,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				log_error("write local \"%s\": %s", f->local, strerror(errno));
-				xfer_file_error(f);
+				xfer_file_fail(f, "write local \"%s\": %s", f->local, strerror(errno));
 				break;
 			}
 			put += (size_t)n;
@@ -942,9 +958,8 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 			piece_wrote(f, t, rq->off, rq->len);
 			atomic_fetch_add(&f->done, rq->len);
 			atomic_fetch_add(&w->x->bytes, rq->len);
-		} else if (!atomic_load(&f->failed)) {
-			log_error("write remote \"%s\": %s", f->remote, sftp_status_text(st));
-			xfer_file_error(f);
+		} else {
+			xfer_file_fail(f, "write remote \"%s\": %s", f->remote, sftp_status_text(st));
 		}
 		return;
 	}
