@@ -10,10 +10,7 @@ setup() {
 	fscp_setup_trees
 }
 setup_links() {
-	fscp_put_linktree src
-	fscp_put_linktree "$SSHD_HOME/src"
-	mkdir -p dst "$SSHD_HOME/dst"
-	fscp_set_times src "$SSHD_HOME/src"
+	fscp_setup_linktrees
 }
 setup_file_target() {
 	setup

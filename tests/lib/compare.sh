@@ -147,6 +147,14 @@ fscp_setup_trees() {
 	fscp_set_times src "$SSHD_HOME/src"
 }
 
+# The same, with trees of symlinks (to a file, to a directory, dangling).
+fscp_setup_linktrees() {
+	fscp_put_linktree src
+	fscp_put_linktree "$SSHD_HOME/src"
+	mkdir -p dst "$SSHD_HOME/dst"
+	fscp_set_times src "$SSHD_HOME/src"
+}
+
 fscp_set_times() {
 	"$FSCP_PY" - "$@" <<'EOF'
 import os, sys, zlib
