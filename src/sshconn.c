@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <libssh/libssh.h>
+#include <libssh/server.h>	/* ssh_send_keepalive, a client call too */
 
 #include "clock.h"
 #include "hostkey.h"
@@ -28,6 +30,10 @@
 /* Seconds a closing channel waits for the server's exit status. */
 #define SSHCONN_CLOSE_TIMEOUT 3
 
+/* How long a thread waiting on a shared session's socket sleeps at most
+ * before it looks at its channel again (ms). */
+#define SSHCONN_SHARED_POLL_MS 50
+
 struct sshconn {
 	ssh_session s;
 	int fd;			/* the socket under the session; we close it */
@@ -35,17 +41,30 @@ struct sshconn {
 	char keydesc[160];
 	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
 	bool loopback;		/* connected by TCP to a loopback address */
+	/* Several channels used by several threads (sshconn_sftp_streams with
+	 * n > 1): every libssh call takes lock, and nobody blocks inside
+	 * libssh waiting for data.  One thread at a time (polling) sleeps in
+	 * poll() on the socket with the lock released; the others wait on
+	 * cond; whoever lets libssh read the socket wakes them. */
+	bool shared;
+	bool polling;
+	int wake[2];		/* pipe that ends the poller's sleep early */
+	int refs;		/* the owner's and one per open stream */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 /* One channel as a stream.  Reads go through buf so that every
  * ssh_channel_read asks for a lot and libssh grows the window to match. */
 struct sshconn_chan {
+	struct sshconn *c;
 	ssh_channel ch;
 	unsigned char *buf;
 	size_t cap, off, len;
 	bool exec;		/* a command's channel: its stderr is shown */
 };
 
+static bool sshconn_unref(struct sshconn *c);
 static void
 seterr(char *err, size_t errlen, const char *fmt, ...) FSCP_PRINTF(3, 4);
 
@@ -369,24 +388,35 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		err[0] = '\0';
 	c = xcalloc(1, sizeof(*c));
 	c->fd = -1;
+	c->wake[0] = c->wake[1] = -1;
+	c->refs = 1;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
 	c->read_buf = p->read_buf ? p->read_buf : SSHCONN_READ_BUF_DEFAULT;
 	if (c->read_buf > SSHCONN_READ_BUF_MAX)
 		c->read_buf = SSHCONN_READ_BUF_MAX;
 
 	c->connect_ms = -1;
+	double t0 = clock_now();
+
 	if (p->proxy_fd >= 0) {
 		c->fd = p->proxy_fd;
 	} else {
-		double t0 = clock_now();
-
 		c->fd = tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
 		    err, errlen);
 		if (c->fd < 0) {
-			free(c);
+			sshconn_unref(c);
 			return SSHCONN_ERR_CONNECT;
 		}
 		c->connect_ms = (clock_now() - t0) * 1e3;
 		c->loopback = peer_is_loopback(c->fd);
+	}
+	if (p->on_first_byte != NULL) {
+		/* Only looked at, not read: libssh reads the banner itself. */
+		struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+
+		p->on_first_byte(p->cb_arg, poll(&pf, 1, 1000) == 1 ?
+		    (clock_now() - t0) * 1e3 : -1);
 	}
 
 	c->s = ssh_new();
@@ -463,11 +493,18 @@ fail:
 	return e;
 }
 
-void
-sshconn_close(struct sshconn *c)
+/* Drop one reference; the last one disconnects and frees.  True when this
+ * was the last. */
+static bool
+sshconn_unref(struct sshconn *c)
 {
-	if (c == NULL)
-		return;
+	bool last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (!last)
+		return false;
 	if (c->s != NULL) {
 		if (ssh_is_connected(c->s))
 			ssh_disconnect(c->s);
@@ -476,7 +513,56 @@ sshconn_close(struct sshconn *c)
 	/* libssh does not close a socket handed in with SSH_OPTIONS_FD. */
 	if (c->fd >= 0)
 		close(c->fd);
+	for (int i = 0; i < 2; i++)
+		if (c->wake[i] >= 0)
+			close(c->wake[i]);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
 	free(c);
+	return true;
+}
+
+bool
+sshconn_close(struct sshconn *c)
+{
+	return c != NULL && sshconn_unref(c);
+}
+
+struct sshconn *
+sshconn_ref(struct sshconn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->refs++;
+	pthread_mutex_unlock(&c->lock);
+	return c;
+}
+
+double
+sshconn_measure_rtt(struct sshconn *c)
+{
+	double best = -1;
+	long bound = 10;
+
+	if (c == NULL || c->shared)
+		return -1;
+	/* OpenSSH answers keepalive@openssh.com at once (with a failure):
+	 * one plain round trip, end to end through any relay or proxy.  The
+	 * first may wait 40 ms for a delayed ACK (Nagle on the server's side,
+	 * its last login packet unacknowledged): the second is the clean one. */
+	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &bound);
+	for (int i = 0; i < 2; i++) {
+		double t0 = clock_now(), ms;
+
+		(void)ssh_send_keepalive(c->s);
+		ms = (clock_now() - t0) * 1e3;
+		if (best < 0 || ms < best)
+			best = ms;
+	}
+	bound = 0;
+	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &bound);
+	if (ssh_get_status(c->s) & SSH_CLOSED_ERROR)
+		return -1;
+	return best;
 }
 
 double
@@ -493,7 +579,7 @@ sshconn_hostkey_desc(const struct sshconn *c)
 
 /* ---- channels as streams -------------------------------------------- */
 
-/* A remote command's stderr goes to ours, as ssh passes it on. */
+/* A command's stderr goes to ours, as ssh passes it on. */
 static void
 chan_forward_stderr(struct sshconn_chan *k)
 {
@@ -524,6 +610,100 @@ chan_wait_stdout(struct sshconn_chan *k)
 	}
 }
 
+/* ---- a shared session: locking and waiting ------------------------------ */
+
+static void
+shared_lock(struct sshconn *c)
+{
+	if (c->shared)
+		pthread_mutex_lock(&c->lock);
+}
+
+/* Unlock after a libssh call, which may have read the socket and filled
+ * other channels' buffers: wake whoever waits for theirs. */
+static void
+shared_unlock(struct sshconn *c)
+{
+	if (!c->shared)
+		return;
+	pthread_cond_broadcast(&c->cond);
+	if (c->polling) {
+		char b = 0;
+
+		(void)!write(c->wake[1], &b, 1);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Under c->lock, with this thread's channel found empty: let time pass
+ * until the socket may have something (or others read it), the lock
+ * released meanwhile.  The caller then asks libssh again. */
+static void
+shared_wait(struct sshconn *c)
+{
+	if (!c->polling) {
+		struct pollfd pf[2] = {
+			{ .fd = c->fd, .events = POLLIN },
+			{ .fd = c->wake[0], .events = POLLIN },
+		};
+		char drain[64];
+
+		c->polling = true;
+		pthread_mutex_unlock(&c->lock);
+		(void)poll(pf, 2, SSHCONN_SHARED_POLL_MS);
+		while (read(c->wake[0], drain, sizeof(drain)) > 0)
+			;
+		pthread_mutex_lock(&c->lock);
+		c->polling = false;
+		pthread_cond_broadcast(&c->cond);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += SSHCONN_SHARED_POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+}
+
+/* A shared channel's read: libssh is asked without blocking; while there
+ * is nothing, shared_wait. */
+static int
+chan_fill_shared(struct sshconn_chan *k)
+{
+	struct sshconn *c = k->c;
+	int r;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		r = ssh_channel_poll(k->ch, 0);
+		if (r == SSH_ERROR || ssh_get_status(c->s) & SSH_CLOSED_ERROR) {
+			r = -1;
+			break;
+		}
+		if (r > 0) {
+			/* Data is there: the blocking read returns at once, and
+			 * asking for cap grows the window to about cap. */
+			r = ssh_channel_read(k->ch, k->buf, (uint32_t)k->cap, 0);
+			/* ... and the window adjust must not wait in libssh's
+			 * buffer while everybody sleeps in poll(). */
+			if (r >= 0 && ssh_blocking_flush(c->s, 10000) == SSH_ERROR)
+				r = -1;
+			break;
+		}
+		if (r == SSH_EOF || ssh_channel_is_closed(k->ch)) {
+			r = 0;
+			break;
+		}
+		shared_wait(c);
+	}
+	shared_unlock(c);
+	return r;
+}
+
 static ssize_t
 chan_read(void *ctx, void *buf, size_t n)
 {
@@ -535,6 +715,14 @@ chan_read(void *ctx, void *buf, size_t n)
 	while (k->off == k->len) {
 		int r;
 
+		if (k->c->shared) {
+			r = chan_fill_shared(k);
+			if (r <= 0)
+				return r < 0 ? -1 : 0;
+			k->off = 0;
+			k->len = (size_t)r;
+			break;
+		}
 		if (k->exec && chan_wait_stdout(k) < 0)
 			return -1;
 		if (ssh_channel_is_eof(k->ch) && ssh_channel_poll(k->ch, 0) <= 0)
@@ -560,21 +748,76 @@ chan_read(void *ctx, void *buf, size_t n)
 	return (ssize_t)m;
 }
 
+/* Blocking writes, also on a shared session: the engine keeps less in
+ * flight than a channel's window, so a write never waits long for the
+ * window while holding the lock (libssh meanwhile files what comes for
+ * the other channels). */
 static ssize_t
 chan_write(void *ctx, const void *buf, size_t n)
 {
 	struct sshconn_chan *k = ctx;
 	const unsigned char *b = buf;
 	size_t done = 0;
+	ssize_t rc = (ssize_t)n;
 
+	shared_lock(k->c);
 	while (done < n) {
 		size_t step = n - done > (1u << 30) ? (1u << 30) : n - done;
 		int r = ssh_channel_write(k->ch, b + done, (uint32_t)step);
-		if (r == SSH_ERROR || r < 0)
-			return -1;
+		if (r == SSH_ERROR || r < 0) {
+			rc = -1;
+			break;
+		}
 		done += (size_t)r;
 	}
-	return (ssize_t)n;
+	shared_unlock(k->c);
+	return rc;
+}
+
+static void
+chan_free(struct sshconn_chan *k)
+{
+	struct sshconn *c = k->c;
+
+	shared_lock(c);
+	ssh_channel_free(k->ch);
+	shared_unlock(c);
+	free(k->buf);
+	free(k);
+	(void)sshconn_unref(c);
+}
+
+/* A shared channel's goodbye: EOF, then wait (lock released) for the
+ * server to close it, at most until deadline; its exit status or -1. */
+static int
+chan_close_shared(struct sshconn_chan *k)
+{
+	struct sshconn *c = k->c;
+	double deadline = clock_now() + SSHCONN_CLOSE_TIMEOUT;
+	int status = -1;
+
+	pthread_mutex_lock(&c->lock);
+	if (ssh_channel_is_open(k->ch) && !ssh_channel_is_closed(k->ch))
+		ssh_channel_send_eof(k->ch);
+	for (;;) {
+		unsigned char junk[4096];
+		int r = ssh_channel_poll(k->ch, 0);
+
+		if (r > 0) {
+			(void)ssh_channel_read_nonblocking(k->ch, junk, sizeof(junk), 0);
+			continue;
+		}
+		if (r == SSH_ERROR || ssh_channel_is_closed(k->ch) || clock_now() > deadline)
+			break;
+		shared_wait(c);
+	}
+	/* Closed by the server: the status (if any came) is there already. */
+	if (ssh_channel_is_closed(k->ch) && !(ssh_get_status(c->s) & SSH_CLOSED_ERROR))
+		status = ssh_channel_get_exit_status(k->ch);
+	if (ssh_channel_is_open(k->ch))
+		ssh_channel_close(k->ch);
+	shared_unlock(c);
+	return status;
 }
 
 static int
@@ -583,6 +826,11 @@ chan_close(void *ctx)
 	struct sshconn_chan *k = ctx;
 	int status = -1;
 
+	if (k->c->shared) {
+		status = chan_close_shared(k);
+		chan_free(k);
+		return status <= 0 ? 0 : 1;
+	}
 	/* A server that went silent (its sshd half dead) never answers the
 	 * goodbye: bound the wait, the transfer's "no timeout" ends here. */
 	long bound = SSHCONN_CLOSE_TIMEOUT;
@@ -597,9 +845,7 @@ chan_close(void *ctx)
 		chan_forward_stderr(k);
 	if (ssh_channel_is_open(k->ch))
 		ssh_channel_close(k->ch);
-	ssh_channel_free(k->ch);
-	free(k->buf);
-	free(k);
+	chan_free(k);
 	return status <= 0 ? 0 : 1;
 }
 
@@ -608,11 +854,7 @@ chan_close(void *ctx)
 static int
 chan_abort(void *ctx)
 {
-	struct sshconn_chan *k = ctx;
-
-	ssh_channel_free(k->ch);
-	free(k->buf);
-	free(k);
+	chan_free(ctx);
 	return 0;	/* not an ssh that failed: the copy went on without it */
 }
 
@@ -623,11 +865,25 @@ static const struct fscp_stream_ops chan_ops = {
 	.abort = chan_abort,
 };
 
+static void
+chan_stream(struct sshconn *c, ssh_channel ch, bool exec, struct fscp_stream *out)
+{
+	struct sshconn_chan *k = xcalloc(1, sizeof(*k));
+
+	k->c = sshconn_ref(c);
+	k->ch = ch;
+	k->exec = exec;
+	k->cap = c->read_buf;
+	k->buf = xmalloc(k->cap);
+	out->ops = &chan_ops;
+	out->ctx = k;
+	out->desc = "libssh channel";
+}
+
 static enum sshconn_err
 chan_open(struct sshconn *c, const char *subsystem, const char *cmd,
     struct fscp_stream *out, char *err, size_t errlen)
 {
-	struct sshconn_chan *k;
 	ssh_channel ch = ssh_channel_new(c->s);
 
 	if (ch == NULL) {
@@ -647,14 +903,7 @@ chan_open(struct sshconn *c, const char *subsystem, const char *cmd,
 		ssh_channel_free(ch);
 		return SSHCONN_ERR_CHANNEL;
 	}
-	k = xcalloc(1, sizeof(*k));
-	k->ch = ch;
-	k->exec = subsystem == NULL;
-	k->cap = c->read_buf;
-	k->buf = xmalloc(k->cap);
-	out->ops = &chan_ops;
-	out->ctx = k;
-	out->desc = "libssh channel";
+	chan_stream(c, ch, subsystem == NULL, out);
 	return SSHCONN_OK;
 }
 
@@ -662,6 +911,101 @@ enum sshconn_err
 sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out, char *err, size_t errlen)
 {
 	return chan_open(c, "sftp", NULL, out, err, errlen);
+}
+
+/* The extra channels are asked for all at once, without blocking, so n
+ * channels cost about the round trips of one. */
+int
+sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err,
+    size_t errlen)
+{
+	ssh_channel *ch;
+	int *state, got = 0, left = n;	/* state: 0 opening, 1 requesting, 2 up, -1 failed */
+	double deadline;
+
+	if (n <= 1)
+		return sshconn_sftp_stream(c, out, err, errlen) == SSHCONN_OK ? 1 : -1;
+	if (c->shared || pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+		c->wake[0] = c->wake[1] = -1;
+		return sshconn_sftp_stream(c, out, err, errlen) == SSHCONN_OK ? 1 : -1;
+	}
+	ch = xcalloc((size_t)n, sizeof(*ch));
+	state = xcalloc((size_t)n, sizeof(*state));
+	deadline = clock_now() + 30;
+	ssh_set_blocking(c->s, 0);
+	for (int i = 0; i < n; i++)
+		if ((ch[i] = ssh_channel_new(c->s)) == NULL) {
+			state[i] = 9;	/* failed, counted */
+			left--;
+		}
+	while (left > 0 && clock_now() < deadline) {
+		for (int i = 0; i < n; i++) {
+			int r;
+
+			if (state[i] == 0) {
+				r = ssh_channel_open_session(ch[i]);
+				if (r == SSH_OK)
+					state[i] = 1;
+				else if (r != SSH_AGAIN)
+					state[i] = -1;
+			}
+			if (state[i] == 1) {
+				r = ssh_channel_request_subsystem(ch[i], "sftp");
+				if (r == SSH_OK)
+					state[i] = 2;
+				else if (r != SSH_AGAIN)
+					state[i] = -1;
+			}
+			if (state[i] == 2 || state[i] == -1) {
+				if (state[i] == -1 && got == 0 && i == 0)
+					seterr(err, errlen, "channel open failed: %s",
+					    ssh_get_error(c->s));
+				state[i] += 10;	/* counted */
+				left--;
+			}
+		}
+		if (left > 0) {
+			struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+
+			(void)poll(&pf, 1, 100);
+		}
+	}
+	ssh_set_blocking(c->s, 1);
+	int up = 0;
+	size_t cap = c->read_buf;
+
+	for (int i = 0; i < n; i++)
+		up += state[i] == 12;
+	/* The connection's receive window is shared out, not multiplied by
+	 * the channels: twice one channel's window per connection is what a
+	 * far download needs (at 50 ms: 1.9 s for 256 MiB, against 2.4 s with
+	 * one window and 1.9 s with four), and every channel's buffer is
+	 * memory (72 MB peak with four windows, 42 MB with one). */
+	if (up > 2)
+		c->read_buf = c->read_buf * 2 / (size_t)up < (1u << 20) ? (1u << 20) :
+		    c->read_buf * 2 / (size_t)up;
+	for (int i = 0; i < n; i++) {
+		if (state[i] == 12) {
+			chan_stream(c, ch[i], false, &out[got++]);
+			continue;
+		}
+		/* A server that allows fewer sessions refuses the rest. */
+		if (ch[i] != NULL) {
+			if (ssh_channel_is_open(ch[i]))
+				ssh_channel_close(ch[i]);
+			ssh_channel_free(ch[i]);
+		}
+	}
+	c->read_buf = cap;
+	free(ch);
+	free(state);
+	if (got == 0) {
+		if (err && errlen && err[0] == '\0')
+			seterr(err, errlen, "no SFTP channel came up");
+		return -1;
+	}
+	c->shared = got > 1;
+	return got;
 }
 
 enum sshconn_err

@@ -17,7 +17,9 @@
  * is SSHCONN_ERR_AUTH and the caller falls back to the route scp would take.
  *
  * THREADS: a struct sshconn and every stream made from it belong to ONE thread
- * (libssh sessions are not thread-safe).  Use one connection per worker.
+ * (libssh sessions are not thread-safe), except the streams of
+ * sshconn_sftp_streams with n > 1: each of those may be used by its own
+ * thread (the session then serialises every libssh call).
  */
 #ifndef FSCP_SSHCONN_H
 #define FSCP_SSHCONN_H
@@ -60,6 +62,12 @@ struct sshconn_params {
 	bool may_prompt;	/* false: never touch the terminal */
 	bool probe_only;	/* connect + verify host key, then stop (no auth) */
 	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
+	/* Called once (from sshconn_open's thread) when the server's first
+	 * bytes (its banner) are there, with the ms since the connect began,
+	 * or -1 when none came within a second: a hint of the round trip
+	 * before the handshake's own round trips.  NULL: not wanted. */
+	void (*on_first_byte)(void *arg, double ms);
+	void *cb_arg;
 	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
 				   ConnectTimeout, or 120 s when none is set.
 				   Reset to "none" once logged in: libssh 0.10 would
@@ -86,16 +94,32 @@ enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **o
 enum sshconn_err sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out,
     char *err, size_t errlen);
 
+/* Up to n "sftp" channels on one session at once (a far server gives each
+ * its own window: more in flight without another handshake).  Fills
+ * out[0..got-1] and returns got (>= 1; fewer when the server allows fewer
+ * sessions, MaxSessions), -1 when none came up.  Call it before any other
+ * stream exists; with got > 1 every stream of c may have its own thread. */
+int sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err,
+    size_t errlen);
+
 /* The same over an "exec" channel running cmd (legacy scp protocol, tests). */
 enum sshconn_err sshconn_exec_stream(struct sshconn *c, const char *cmd,
     struct fscp_stream *out, char *err, size_t errlen);
 
-/* Disconnect and free.  Close every stream first.  Closes proxy_fd too. */
-void sshconn_close(struct sshconn *c);
+/* Drop the caller's reference; the session is disconnected and freed (with
+ * proxy_fd) when its last stream is closed too.  True when that happened
+ * now (the caller may then end the proxy).  NULL-safe (false). */
+bool sshconn_close(struct sshconn *c);
+/* Another reference to c (closed with sshconn_close). */
+struct sshconn *sshconn_ref(struct sshconn *c);
 
 /* How long the TCP connect took, in ms: about one round trip.  -1 when the
  * session runs over a proxy socket. */
 double sshconn_connect_ms(const struct sshconn *c);
+
+/* One round trip on the session now, in ms (a global request OpenSSH
+ * answers at once); -1 when it failed.  Before any shared stream exists. */
+double sshconn_measure_rtt(struct sshconn *c);
 
 /* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
 const char *sshconn_hostkey_desc(const struct sshconn *c);
