@@ -140,6 +140,25 @@ route_inflight_bytes(double rtt_ms, bool upload)
 	return (uint64_t)b;
 }
 
+/* A channel keeps ROUTE_UPLOAD_INFLIGHT_MAX of WRITEs in flight (the server
+ * gives each channel a 2 MiB window; bigger bursts cost sshd copies, see
+ * above), so a far connection's upload rate is channels x 1 MiB per round
+ * trip.  One channel per ROUTE_CHANNEL_MS of round trip keeps a connection
+ * near 80 MB/s up to the cap; near servers are CPU-bound and get one (a
+ * second channel there only adds a server process).  Unknown: one. */
+int
+route_channels(double rtt_ms, int max)
+{
+	int n;
+
+	if (max < 1)
+		return 1;
+	if (!(rtt_ms >= 0) || rtt_ms < ROUTE_CHANNEL_MS)
+		return 1;
+	n = (int)(rtt_ms / ROUTE_CHANNEL_MS + 0.5);
+	return n < 1 ? 1 : n > max ? max : n;
+}
+
 static int
 clamp_conns(int n)
 {

@@ -34,6 +34,9 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_INFLIGHT_MIN	(256ull << 10)	/* per connection, a near server */
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
+#define ROUTE_MAX_CHANNELS	8	/* SFTP channels on one connection (sshd's
+					   MaxSessions is 10 by default) */
+#define ROUTE_CHANNEL_MS	12.5	/* a round trip this long is worth a channel */
 
 struct route_input {
 	const struct sshcfg *cfg;	/* NULL when ssh -G failed */
@@ -69,5 +72,8 @@ int route_ssm_sessions(long long bytes, int max);
 /* READ (or, upload, WRITE) bytes worth keeping in flight on one connection
  * whose SFTP round trip is rtt_ms (< 0: unknown), see route.c. */
 uint64_t route_inflight_bytes(double rtt_ms, bool upload);
+/* SFTP channels worth opening on one connection whose round trip is
+ * rtt_ms (< 0: unknown), at most max; see route.c. */
+int route_channels(double rtt_ms, int max);
 
 #endif

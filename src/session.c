@@ -210,23 +210,34 @@ struct session_job {
 	const char *direct;		/* ssm-direct address or NULL */
 	bool compress;
 	struct session_pending *batch;
+	int chan;			/* 0: the connection's own job; 1..: another
+					   SFTP channel on that connection */
+	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
 	/* results */
 	enum sshconn_err rc;
 	char err[512];
-	struct sshconn *ssh;
+	struct sshconn *ssh;		/* one reference per job */
 	struct sftp_conn *sftp;
 	pid_t pid;		/* the ProxyCommand; written under batch->lock */
 	double ready_s;		/* seconds from the batch's start */
 	bool done, taken;	/* under batch->lock */
+	bool unused;		/* a channel slot the connection did not open */
 };
 
-/* Connections being opened side by side.  The copy may start on the first
- * ones while the rest are still coming up (session_next_conn). */
+/* Connections being opened side by side, each with up to per SFTP
+ * channels: jobs[c * per + k] is connection c's channel k.  The copy may
+ * start on the first ones while the rest are still coming up
+ * (session_next_conn). */
 struct session_pending {
 	struct session_job *jobs;
-	pthread_t *tids;
-	int n;
-	int ok;			/* came up so far */
+	pthread_t *tids;	/* one per job that has a thread */
+	int n;			/* jobs: connections * per */
+	int per;
+	int ok;			/* connections up so far */
+	int chans;		/* channels up so far */
+	bool probe;		/* the first connection says how many more start */
+	bool expanded;		/* ... it has */
+	int started;		/* connections whose thread was started */
 	double t0, last;	/* start, and when the latest came up */
 	bool stop;		/* no more wanted: abort what is still connecting */
 	bool joined;		/* its owner is joining the threads */
@@ -234,6 +245,144 @@ struct session_pending {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
+
+static int session_near_limit(double rtt_ms);
+
+/* A banner later than this after the connect means a far server: the
+ * other connections start at once instead of after the first's login. */
+#define SESSION_FAR_HINT_MS	10.0
+
+/* Under j->batch->lock: the job is over, one way or the other. */
+static void
+session_job_finish(struct session_job *j)
+{
+	struct session_pending *b = j->batch;
+
+	j->done = true;
+	j->ready_s = clock_now() - b->t0;
+	if (j->rc == SSHCONN_OK) {
+		b->chans++;
+		if (j->chan == 0)
+			b->ok++;
+		b->last = j->ready_s;
+	}
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* Another channel of a connection that is up: its SFTP handshake. */
+static void *
+session_channel_one(void *arg)
+{
+	struct session_job *j = arg;
+
+	j->sftp = sftp_open(j->stream, j->o->sftp_buflen, j->err, sizeof(j->err));
+	j->rc = j->sftp != NULL ? SSHCONN_OK : SSHCONN_ERR_CHANNEL;
+	pthread_mutex_lock(&j->batch->lock);
+	/* The proxy is the connection's; a job still running has none, so
+	 * that stopping the batch does not hang up on a connection in use. */
+	j->pid = (j - j->chan)->pid;
+	session_job_finish(j);
+	pthread_mutex_unlock(&j->batch->lock);
+	return NULL;
+}
+
+/* The connection's channel slots past the first: those it opened get a
+ * thread for their SFTP handshake, the rest are marked unused. */
+static void
+session_channels_start(struct session_job *j, struct fscp_stream *st, int got)
+{
+	struct session_pending *b = j->batch;
+	int base = (int)(j - b->jobs);
+
+	pthread_mutex_lock(&b->lock);
+	for (int k = 1; k < b->per; k++) {
+		struct session_job *x = &b->jobs[base + k];
+
+		if (k < got && !b->stop) {
+			x->stream = st[k];
+			x->ssh = sshconn_ref(j->ssh);
+			if (pthread_create(&b->tids[base + k], NULL, session_channel_one, x) == 0)
+				continue;
+			b->tids[base + k] = 0;
+			x->stream.ops->close(x->stream.ctx);
+			(void)sshconn_close(x->ssh);
+			x->ssh = NULL;
+		} else if (k < got) {
+			st[k].ops->close(st[k].ctx);
+		}
+		x->rc = SSHCONN_ERR_CHANNEL;
+		x->unused = x->taken = x->done = true;
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *session_connect_one(void *arg);
+
+/* Under b->lock: a probing batch now has total connections (the first
+ * included); the others' slots are given up. */
+static void
+session_batch_expand(struct session_pending *b, int total)
+{
+	int conns = b->n / b->per;
+
+	if (b->expanded)
+		return;
+	b->expanded = true;
+	if (b->stop)
+		total = b->started;
+	for (int c = b->started; c < conns; c++) {
+		struct session_job *j = &b->jobs[c * b->per];
+		bool up = c < total &&
+		    pthread_create(&b->tids[c * b->per], NULL, session_connect_one, j) == 0;
+
+		if (up)
+			continue;
+		b->tids[c * b->per] = 0;
+		for (int k = 0; k < b->per; k++) {
+			j[k].rc = SSHCONN_ERR_CONNECT;
+			j[k].unused = j[k].taken = j[k].done = true;
+		}
+	}
+	b->started = total < b->started ? b->started : total > conns ? conns : total;
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* The first connection's banner came: a far server's others start now. */
+static void
+session_first_byte(void *arg, double ms)
+{
+	struct session_job *j = arg;
+	struct session_pending *b = j->batch;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->probe && !b->expanded && ms >= SESSION_FAR_HINT_MS) {
+		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
+		    "at once", ms, b->n / b->per);
+		session_batch_expand(b, b->n / b->per);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* The first connection is in and measured the round trip: a near
+ * server is worth fewer connections (CPU-bound), a far one all. */
+static void
+session_probe_done(struct session_job *j, double rtt)
+{
+	struct session_pending *b = j->batch;
+	int conns = b->n / b->per, near = session_near_limit(rtt);
+
+	pthread_mutex_lock(&b->lock);
+	if (b->probe && !b->expanded) {
+		if (near > 0 && near < conns) {
+			log_verbose("server answers in %.2f ms and this machine has %ld cores: "
+			    "%d fresh connection%s", rtt, sysconf(_SC_NPROCESSORS_ONLN), near,
+			    near == 1 ? "" : "s");
+			conns = near;
+		}
+		session_batch_expand(b, conns);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
 
 static void *
 session_connect_one(void *arg)
@@ -243,7 +392,9 @@ session_connect_one(void *arg)
 		.cfg = j->cfg, .proxy_fd = -1, .compress = j->compress,
 		.connect_host = j->direct, .may_prompt = false,
 	};
-	struct fscp_stream st;
+	bool first = j == j->batch->jobs && j->batch->probe;
+	struct fscp_stream st[ROUTE_MAX_CHANNELS];
+	int got = 0;
 
 	struct proxycmd_hold *hold = NULL;
 
@@ -261,27 +412,45 @@ session_connect_one(void *arg)
 			goto out;
 		}
 	}
+	if (first) {
+		p.on_first_byte = session_first_byte;
+		p.cb_arg = j;
+	}
 	j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
 	if (j->rc != SSHCONN_OK)
 		goto out;
-	j->rc = sshconn_sftp_stream(j->ssh, &st, j->err, sizeof(j->err));
-	if (j->rc != SSHCONN_OK)
+	double rtt = j->batch->per > 1 || first ? sshconn_measure_rtt(j->ssh) : -1;
+
+	if (first)
+		session_probe_done(j, rtt);
+	/* A far server gives every channel its own window: what more round
+	 * trips in flight need, without another handshake. */
+	got = sshconn_sftp_streams(j->ssh, j->batch->per > 1 ?
+	    route_channels(rtt, j->batch->per) : 1, st, j->err, sizeof(j->err));
+	if (got < 1) {
+		j->rc = SSHCONN_ERR_CHANNEL;
 		goto out;
-	j->sftp = sftp_open(st, j->o->sftp_buflen, j->err, sizeof(j->err));
+	}
+	if (got > 1)
+		log_debug(1, "%d SFTP channels on one connection", got);
+	session_channels_start(j, st, got);
+	j->sftp = sftp_open(st[0], j->o->sftp_buflen, j->err, sizeof(j->err));
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
 out:
+	if (got < 1)
+		session_channels_start(j, st, 0);
+	if (first && j->rc != SSHCONN_OK) {
+		/* The caller falls back (or goes on with what it has). */
+		pthread_mutex_lock(&j->batch->lock);
+		session_batch_expand(j->batch, 1);
+		pthread_mutex_unlock(&j->batch->lock);
+	}
 	/* A connection that came up shows what its proxy said; a failed one's
 	 * words come again from ssh's own try (or -v says why it failed). */
 	proxycmd_hold_end(hold, j->rc == SSHCONN_OK);
 	pthread_mutex_lock(&j->batch->lock);
-	j->done = true;
-	j->ready_s = clock_now() - j->batch->t0;
-	if (j->rc == SSHCONN_OK) {
-		j->batch->ok++;
-		j->batch->last = j->ready_s;
-	}
-	pthread_cond_broadcast(&j->batch->cond);
+	session_job_finish(j);
 	pthread_mutex_unlock(&j->batch->lock);
 	if (j->rc == SSHCONN_OK)
 		log_debug(1, "connection ready in %.2f s", j->ready_s);
@@ -306,9 +475,10 @@ session_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 {
 	bool bad = sftp != NULL && sftp_close(sftp) != 0;
 
-	if (ssh)
-		sshconn_close(ssh);
-	session_reap(pid);
+	/* A connection's channels share its session and proxy: whoever
+	 * closes the last of them ends the proxy. */
+	if (ssh == NULL || sshconn_close(ssh))
+		session_reap(pid);
 	return bad;
 }
 
@@ -370,8 +540,11 @@ session_pending_end(struct session *s, bool report)
 			session_job_undo(&b->jobs[i]);
 		}
 	}
-	if (report && b->ok > 0)
-		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n, b->last);
+	if (report && b->ok > 0 && b->chans > b->ok)
+		log_verbose("%d of %d connections ready in %.2f s, with %d SFTP channels",
+		    b->ok, b->n / b->per, b->last, b->chans);
+	else if (report && b->ok > 0)
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n / b->per, b->last);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->cond);
 	free(b->proxy);
@@ -419,8 +592,9 @@ session_next_conn(struct session *s)
 			pthread_mutex_unlock(&b->lock);
 			c = session_take(s, &b->jobs[pick], pick, b->n);
 			if (c != NULL)
-				log_debug(1, "connection %d of %d joins the copy after %.2f s",
-				    pick + 1, b->n, b->jobs[pick].ready_s);
+				log_debug(1, "connection %d of %d (channel %d) joins the copy "
+				    "after %.2f s", pick / b->per + 1, b->n / b->per,
+				    b->jobs[pick].chan + 1, b->jobs[pick].ready_s);
 			pthread_mutex_lock(&b->lock);
 		} else if (!left) {
 			break;
@@ -470,8 +644,15 @@ session_pending_count(const struct session *s)
 static struct sftp_conn *
 session_take(struct session *s, struct session_job *j, int i, int n)
 {
+	int per = j->batch->per;
+
 	if (j->rc != SSHCONN_OK) {
-		log_verbose("connection %d of %d failed: %s", i + 1, n, session_one_line(j->err));
+		if (j->chan == 0)
+			log_verbose("connection %d of %d failed: %s", i / per + 1, n / per,
+			    session_one_line(j->err));
+		else
+			log_verbose("connection %d: SFTP channel %d failed: %s", i / per + 1,
+			    j->chan + 1, session_one_line(j->err));
 		session_job_undo(j);
 		return NULL;
 	}
@@ -499,39 +680,56 @@ session_reserve(struct session *s, int more)
 	}
 }
 
-/* Open n bypass connections at once and add those that work to the
- * session.  Unstaged: wait for all.  Staged: return as soon as one is up
- * (or the first has failed), leaving the others to session_next_conn.
- * Returns how many were added, 0 when the first failed (the caller then
- * falls back; the others are closed). */
+/* Open n bypass connections at once, each with up to per SFTP channels
+ * (route_channels decides from the round trip), and add those that work
+ * to the session.  Unstaged: wait for all.  Staged: return as soon as one
+ * is up (or the first has failed), leaving the others to
+ * session_next_conn.  Returns how many channels were added, 0 when the
+ * first connection failed (the caller then falls back; the others are
+ * closed). */
 static int
 session_open_bypass(struct session *s, const struct fscp_opts *o, const struct sshcfg *cfg,
-    const char *proxy, const char *direct, bool compress, int n, bool staged)
+    const char *proxy, const char *direct, bool compress, int n, int per, bool staged,
+    bool probe)
 {
 	struct session_pending *b;
 	int had = s->nconns;
 	bool first_failed = false;
 
+	if (per < 1)
+		per = 1;
+	if (per > ROUTE_MAX_CHANNELS)
+		per = ROUTE_MAX_CHANNELS;
 	session_pending_end(s, true);	/* one batch at a time */
 	b = xcalloc(1, sizeof(*b));
-	b->jobs = xcalloc((size_t)n, sizeof(*b->jobs));
-	b->tids = xcalloc((size_t)n, sizeof(*b->tids));
-	b->n = n;
+	b->jobs = xcalloc((size_t)(n * per), sizeof(*b->jobs));
+	b->tids = xcalloc((size_t)(n * per), sizeof(*b->tids));
+	b->n = n * per;
+	b->per = per;
 	b->t0 = clock_now();
 	b->proxy = proxy ? xstrdup(proxy) : NULL;
 	b->direct = direct ? xstrdup(direct) : NULL;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < b->n; i++)
+		b->jobs[i] = (struct session_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
+			.direct = b->direct, .compress = compress, .batch = b, .chan = i % per };
+	/* Probing: the first connection starts the others (session_batch_expand). */
+	b->probe = probe && n > 1;
+	b->started = b->probe ? 1 : n;
+	for (int i = 0; i < b->started * per; i += per) {
 		struct session_job *j = &b->jobs[i];
 
-		*j = (struct session_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
-			.direct = b->direct, .compress = compress, .batch = b };
 		if (pthread_create(&b->tids[i], NULL, session_connect_one, j) != 0) {
 			j->rc = SSHCONN_ERR_CONNECT;
 			snprintf(j->err, sizeof(j->err), "pthread_create failed");
-			j->done = true;
 			b->tids[i] = 0;
+			session_channels_start(j, NULL, 0);
+			pthread_mutex_lock(&b->lock);
+			if (b->probe)
+				session_batch_expand(b, 1);
+			session_job_finish(j);
+			pthread_mutex_unlock(&b->lock);
 		}
 	}
 	pthread_mutex_lock(&b->lock);
@@ -540,7 +738,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 		bool all = true;
 
 		first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < b->n; i++)
 			all = all && b->jobs[i].done;
 		if (all || first_failed || (staged && b->ok > 0))
 			break;
@@ -554,22 +752,23 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 		session_pending_end(s, false);	/* closes them all */
 		return 0;
 	}
-	session_reserve(s, n);
+	session_reserve(s, b->n);
 	s->pending = b;
 	bool left;
 
 	pthread_mutex_lock(&b->lock);
 	for (int i; (i = session_pick_done(b, &left)) >= 0;) {
 		pthread_mutex_unlock(&b->lock);
-		(void)session_take(s, &b->jobs[i], i, n);
+		(void)session_take(s, &b->jobs[i], i, b->n);
 		pthread_mutex_lock(&b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);
 	if (!staged)
 		session_pending_end(s, true);
 	else if (session_pending_count(s) > 0)
-		log_verbose("%d of %d connections up in %.2f s: the copy starts, the others "
-		    "join as they come up", s->nconns, had + n, clock_now() - b->t0);
+		log_verbose("%d of %d %sconnections up in %.2f s: the copy starts, the others "
+		    "join as they come up", b->ok, n, had > 0 ? "more " : "",
+		    clock_now() - b->t0);
 	else
 		session_pending_end(s, true);
 	return s->nconns - had;
@@ -623,9 +822,16 @@ session_set_inflight(struct session *s)
 
 	if (s->route == ROUTE_SSM_PARALLEL)
 		return;
-	s->inflight_bytes = route_inflight_bytes(ms, false);
+	/* A far connection's reads are shared by its channels (each has its
+	 * own window, the rate to aim at is the connection's); its writes
+	 * are capped by each channel's window, so that stays per channel. */
+	int chans = s->route == ROUTE_STANDARD ? 1 : route_channels(ms, ROUTE_MAX_CHANNELS);
+
+	s->inflight_bytes = route_inflight_bytes(ms, false) / (uint64_t)chans;
+	if (s->inflight_bytes < ROUTE_INFLIGHT_MIN)
+		s->inflight_bytes = ROUTE_INFLIGHT_MIN;
 	s->upload_inflight_bytes = route_inflight_bytes(ms, true);
-	log_debug(1, "round trip %.2f ms: %llu KiB in flight per connection (%llu KiB "
+	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(s->inflight_bytes >> 10),
 	    (unsigned long long)(s->upload_inflight_bytes >> 10));
 }
@@ -899,27 +1105,18 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 		}
 		/* SSM sessions come up over a second or more, some later than
 		 * others: the copy starts on the first.  Direct connections:
-		 * the first one tells the round trip; a near server is given
-		 * fewer, and the copy starts while the others connect. */
+		 * the first one tells the round trip (a far one by its banner
+		 * already); a near server is given fewer, and the copy starts
+		 * while the others connect. */
 		bool probe_first = d.kind != ROUTE_SSM_PARALLEL && proxy == NULL &&
 		    in.connections_wanted == 0 && d.connections > 1;
 
-		n = session_open_bypass(s, o, cfg, proxy, direct, compress,
-		    probe_first ? 1 : d.connections, d.kind == ROUTE_SSM_PARALLEL);
-		if (n > 0 && probe_first) {
-			double rtt = session_rtt(s);
-			int near = session_near_limit(rtt), more = d.connections - 1;
+		/* An SSM session is capped by its data channel, not a window:
+		 * more channels in it gain nothing. */
+		int per = d.kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
 
-			if (near > 0 && near - 1 < more) {
-				more = near - 1;
-				log_verbose("server answers in %.2f ms and this machine has %ld "
-				    "cores: %d fresh connection%s", rtt,
-				    sysconf(_SC_NPROCESSORS_ONLN), near, near == 1 ? "" : "s");
-			}
-			if (more > 0)
-				(void)session_open_bypass(s, o, cfg, proxy, direct, compress, more,
-				    true);
-		}
+		n = session_open_bypass(s, o, cfg, proxy, direct, compress, d.connections, per,
+		    d.kind == ROUTE_SSM_PARALLEL || probe_first, probe_first);
 		if (n > 0) {
 			/* No ssh runs for this host: its warnings are ours to say. */
 			if (cfg->warnings != NULL)
@@ -1109,7 +1306,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	/* Far away the listing connection starts on the data while the others
 	 * connect (at 50 ms a libssh connection takes half a second). */
 	(void)session_open_bypass(s, o, s->cfg, NULL, NULL, o->compress || s->cfg->compression,
-	    want, !near_only);
+	    want, ROUTE_MAX_CHANNELS, !near_only, false);
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_verbose("route standard: no fresh connection came up; the listing one "
 		    "carries the copy");
@@ -1132,7 +1329,7 @@ session_reconnect(struct session *s, const struct fscp_opts *o)
 	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
 		return NULL;
 	if (session_open_bypass(s, o, s->cfg, s->bypass_proxy, s->bypass_direct,
-	    s->bypass_compress, 1, false) <= 0 || s->nconns == had)
+	    s->bypass_compress, 1, 1, false, false) <= 0 || s->nconns == had)
 		return NULL;
 	return s->conns[s->nconns - 1];
 }

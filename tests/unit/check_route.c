@@ -274,6 +274,29 @@ START_TEST(inflight_model)
 }
 END_TEST
 
+START_TEST(channels_model)
+{
+	/* Unknown or near: one channel (near copies are CPU-bound). */
+	ck_assert_int_eq(route_channels(-1, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.0 / 0.0, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.1, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(10, ROUTE_MAX_CHANNELS), 1);
+	/* One per ROUTE_CHANNEL_MS of round trip, up to the cap. */
+	ck_assert_int_eq(route_channels(50, ROUTE_MAX_CHANNELS), 4);
+	ck_assert_int_eq(route_channels(150, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	ck_assert_int_eq(route_channels(150, 3), 3);
+	ck_assert_int_eq(route_channels(150, 0), 1);
+	/* Below sshd's default MaxSessions (10). */
+	ck_assert_int_le(ROUTE_MAX_CHANNELS, 10);
+	for (double ms = 0, last = 1; ms < 400; ms += 0.7) {
+		int n = route_channels(ms, ROUTE_MAX_CHANNELS);
+
+		ck_assert(n >= last);
+		last = n;
+	}
+}
+END_TEST
+
 START_TEST(ssm_sessions_model)
 {
 	long long per = ROUTE_SSM_RATE * ROUTE_SSM_SETUP_MS / 1000;
@@ -344,6 +367,7 @@ route_suite(void)
 	tcase_add_test(tc, format_bytes);
 	tcase_add_test(tc, ssm_sessions_model);
 	tcase_add_test(tc, inflight_model);
+	tcase_add_test(tc, channels_model);
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
 	suite_add_tcase(s, tc);
