@@ -33,15 +33,8 @@ H=$SSHD_HOME
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
 cd "$W" || exit 99
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { # NAME DESC CMD...
-	local n=$1 d=$2
-	shift 2
-	if "$@"; then ok "$n: $d"; else bad "$n: $d"; fi
-}
+# shellcheck source=../lib/checks.sh
+. "$srcroot/tests/lib/checks.sh" || exit 99
 
 head -c $((32 << 20)) /dev/urandom >src.bin
 mkdir -p tree

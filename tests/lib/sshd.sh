@@ -3,6 +3,7 @@
 #
 #   fscp_sshd_start DIR   start it; DIR is a fresh directory made by the caller
 #   fscp_sshd_stop        stop it and every process it started
+#   FSCP_SSHD_EXTRA       sshd_config lines that come first (e.g. "MaxSessions 1")
 #
 # After fscp_sshd_start these are exported:
 #   SSHD_DIR    DIR
@@ -102,6 +103,8 @@ fscp_sshd_start() {
 		port=$(fscp__free_port) || return 1
 		cat >"$dir/sshd_config" <<EOF
 # Written by tests/lib/sshd.sh: a private sshd for fscp's tests.
+# The caller's FSCP_SSHD_EXTRA first: sshd keeps a keyword's first value.
+${FSCP_SSHD_EXTRA:-}
 ListenAddress 127.0.0.1:$port
 HostKey $dir/ssh_host_ed25519_key
 PidFile $dir/sshd.pid

@@ -1,0 +1,162 @@
+#!/bin/bash
+# Several SFTP channels on one connection, to a server 40 ms away (a delay
+# relay in front of a private sshd on 127.0.0.1):
+#   - uploads, downloads and -r trees arrive identical to what scp copies,
+#     and -vv shows the channels were opened;
+#   - one sshd session (a connection and all its channels) killed mid-copy:
+#     the other connection finishes, exit 0, destination identical;
+#   - a server that allows one session per connection (MaxSessions 1)
+#     refuses the extra channels: the copy goes on with one, exit 0;
+#   - nothing fscp started is left afterwards.
+# Exit 0 pass, 1 fail, 99 cannot run.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+srcroot=$(cd "$here/../.." && pwd)
+: "${FSCP:=$PWD/src/fscp}"
+: "${FSCP_TOOLS_BUILDDIR:=$PWD/tests/tools}"
+SCP=${SCP:-/usr/bin/scp}
+RELAY=$FSCP_TOOLS_BUILDDIR/delayrelay
+[ -x "$FSCP" ] || { echo "channels.sh: FSCP=$FSCP not built" >&2; exit 99; }
+[ -x "$RELAY" ] || { echo "channels.sh: $RELAY not built" >&2; exit 99; }
+FSCP=$(cd "$(dirname "$FSCP")" && pwd)/$(basename "$FSCP")
+# shellcheck source=../lib/sshd.sh
+. "$srcroot/tests/lib/sshd.sh" || exit 99
+W=$(mktemp -d /tmp/fscp-channels.XXXXXX) || exit 99
+relay_pid=''
+stop_all() {
+	[ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null && wait "$relay_pid" 2>/dev/null
+	relay_pid=''
+	fscp_sshd_stop
+}
+trap 'stop_all; rm -rf "$W"' EXIT
+unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
+cd "$W" || exit 99
+
+# shellcheck source=../lib/checks.sh
+. "$srcroot/tests/lib/checks.sh" || exit 99
+
+# sshd (with extra config lines $1) behind a 20 ms each way relay; "far"
+# is the relay's Host entry in $CFG.
+start_far() {
+	FSCP_SSHD_EXTRA=$1 fscp_sshd_start "$W/sshd$2" || exit 99
+	H=$SSHD_HOME
+	rm -f "$W/relay.port"
+	"$RELAY" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d 20 -p "$W/relay.port" \
+		>"$W/relay.log" 2>&1 </dev/null &
+	relay_pid=$!
+	local n=0
+	while [ ! -s "$W/relay.port" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -s "$W/relay.port" ] || { echo "relay did not start" >&2; exit 99; }
+	local rp hk
+	rp=$(cat "$W/relay.port")
+	hk=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
+	echo "[127.0.0.1]:$rp $hk" >"$W/kh$2"
+	CFG=$W/cfg$2
+	cat >"$CFG" <<EOF
+Host far
+	HostName 127.0.0.1
+	Port $rp
+	User root
+	IdentityFile $SSHD_DIR/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $W/kh$2
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	BatchMode yes
+EOF
+}
+
+# Run PROG ARGS... with a time bound, stderr in $W/err, status in $rc;
+# afterwards no process with this config may be left.
+run() {
+	local prog=$1
+	shift
+	setsid -w timeout -k 5 120 "$prog" -F "$CFG" -q "$@" </dev/null >"$W/out" 2>"$W/err"
+	rc=$?
+	local n=0
+	while pgrep -f -- "-F $CFG" >/dev/null; do
+		n=$((n + 1))
+		if [ $n -gt 30 ]; then
+			bad "$name: a process it started is still running"
+			break
+		fi
+		sleep 0.1
+	done
+}
+channels_used() { grep -q "SFTP channels on one connection" "$W/err"; }
+no_channels() { ! channels_used; }
+same_tree() { diff -r "$1" "$2" >/dev/null; }
+
+head -c $((24 << 20)) /dev/urandom >src.bin
+mkdir -p tree/sub
+for i in 1 2 3 4 5 6; do head -c $((i * 300000)) /dev/urandom >"tree/f$i"; done
+for i in 1 2 3; do head -c 5000 /dev/urandom >"tree/sub/s$i"; done
+
+start_far "" 1
+export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
+
+name="upload over channels"
+rm -f "$H/up.bin"
+run "$FSCP" -vv src.bin far:up.bin
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin "$H/up.bin"
+check "$name" "-vv shows the channels" channels_used
+
+name="download over channels"
+rm -f down.bin
+run "$FSCP" -vv far:up.bin down.bin
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin down.bin
+check "$name" "-vv shows the channels" channels_used
+
+name="-r up and down over channels, as scp"
+rm -rf "$H/t-fscp" "$H/t-scp" t-fscp t-scp
+run "$SCP" -r tree far:t-scp
+src_rc=$rc
+run "$FSCP" -vv -r tree far:t-fscp
+check "$name" "upload exit $src_rc as scp (got $rc)" test "$rc" = "$src_rc"
+check "$name" "upload tree as scp's" same_tree "$H/t-scp" "$H/t-fscp"
+check "$name" "upload tree identical" same_tree tree "$H/t-fscp"
+run "$SCP" -r far:t-scp t-scp
+src_rc=$rc
+run "$FSCP" -vv -r far:t-fscp t-fscp
+check "$name" "download exit $src_rc as scp (got $rc)" test "$rc" = "$src_rc"
+check "$name" "download tree as scp's" same_tree t-scp t-fscp
+
+# One connection's sshd process dies: all of its channels go at once.
+name="one connection (and its channels) killed mid-upload"
+rm -f "$H/k.bin"
+(sleep 1.5; kill "$(pgrep -P "$SSHD_PID" | head -1)" 2>/dev/null) &
+bg=$!
+run "$FSCP" -vv -l 40000 src.bin far:k.bin
+wait "$bg"
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin "$H/k.bin"
+check "$name" "-v says a connection failed" grep -q "connection [0-9]* failed" "$W/err"
+
+name="one connection (and its channels) killed mid-download"
+rm -f k.bin
+(sleep 1.5; kill "$(pgrep -P "$SSHD_PID" | head -1)" 2>/dev/null) &
+bg=$!
+run "$FSCP" -vv -l 40000 far:up.bin k.bin
+wait "$bg"
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin k.bin
+
+stop_all
+
+# A server that allows one session per connection refuses the others.
+start_far "MaxSessions 1" 2
+name="MaxSessions 1: one channel per connection"
+rm -f "$H/m.bin" m.bin
+run "$FSCP" -vv src.bin far:m.bin
+check "$name" "upload exit 0 (got $rc)" test "$rc" = 0
+check "$name" "upload identical" cmp -s src.bin "$H/m.bin"
+check "$name" "no extra channel in use" no_channels
+run "$FSCP" -vv far:m.bin m.bin
+check "$name" "download exit 0 (got $rc)" test "$rc" = 0
+check "$name" "download identical" cmp -s src.bin m.bin
+
+echo "channels: $pass passed, $fail failed"
+[ "$fail" = 0 ]
