@@ -38,16 +38,21 @@ struct crossload_plan {
 	struct xl_item *items;
 	size_t n, cap;
 	long long bytes;
+	/* A connection died under a synchronous request: nothing more is
+	 * said or planned, and crossload_plan() returns PLAN_LOST for main
+	 * to say scp's fatal() once every session is closed. */
+	bool lost;
 };
 
 /* ---- helpers -------------------------------------------------------------- */
 
-/* A synchronous call's status; a dead connection ends the copy as in scp. */
+/* A synchronous call's status; a dead connection (-1) ends the planning,
+ * as scp's fatal() ends scp: every caller returns at once when pl->lost. */
 static int
-xl_alive(int st)
+xl_alive(struct crossload_plan *pl, int st)
 {
 	if (st < 0)
-		log_fatal("Connection closed");
+		pl->lost = true;
 	return st;
 }
 
@@ -83,8 +88,10 @@ xl_plan_file(struct crossload_plan *pl, struct sftp_conn *from, const char *src,
 	struct sftp_attrs la;
 
 	if (a == NULL) {
-		int st = xl_alive(sftp_stat(from, src, true, &la));
+		int st = xl_alive(pl, sftp_stat(from, src, true, &la));
 
+		if (pl->lost)
+			return -1;
 		if (st != SSH_FX_OK) {
 			log_error("stat remote: %s", sftp_status_text((uint32_t)st));
 			return -1;
@@ -109,15 +116,20 @@ static int xl_plan_dir(struct crossload_plan *pl, struct sftp_conn *from,
 
 /* The destination directory for src, created writable for the copy. */
 static int
-xl_plan_mkdir(struct sftp_conn *to, const char *dst, const struct sftp_attrs *cur)
+xl_plan_mkdir(struct crossload_plan *pl, struct sftp_conn *to, const char *dst,
+    const struct sftp_attrs *cur)
 {
 	struct sftp_attrs ta;
 	int st;
 
-	if (xl_alive(sftp_mkdir(to, dst, cur)) == SSH_FX_OK)
+	if (xl_alive(pl, sftp_mkdir(to, dst, cur)) == SSH_FX_OK)
 		return 0;
+	if (pl->lost)
+		return -1;
 	/* SFTP has no EEXIST: see whether it is there already. */
-	st = xl_alive(sftp_stat(to, dst, true, &ta));
+	st = xl_alive(pl, sftp_stat(to, dst, true, &ta));
+	if (pl->lost)
+		return -1;
 	if (st != SSH_FX_OK) {
 		log_error("stat remote: %s", sftp_status_text((uint32_t)st));
 		return -1;
@@ -141,7 +153,7 @@ xl_plan_entry(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_con
 	} else if (S_ISREG(e->a.perm) || S_ISLNK(e->a.perm)) {
 		/* Links are followed (do_crossload stats them). */
 		if (xl_plan_file(pl, from, nsrc, ndst, S_ISLNK(e->a.perm) ? NULL : &e->a,
-		    true) != 0) {
+		    true) != 0 && !pl->lost) {
 			log_error("crossload \"%s\" to \"%s\" failed", nsrc, ndst);
 			ret = -1;
 		}
@@ -170,7 +182,9 @@ xl_plan_dir(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn 
 		return -1;
 	}
 	if (da == NULL) {
-		if (xl_alive(sftp_stat(from, src, true, &sa)) != SSH_FX_OK) {
+		if (xl_alive(pl, sftp_stat(from, src, true, &sa)) != SSH_FX_OK) {
+			if (pl->lost)
+				return -1;
 			log_error("stat remote \"%s\" failed", src);
 			return -1;
 		}
@@ -190,20 +204,24 @@ xl_plan_dir(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn 
 	 * times, with or without -p) once its contents are in. */
 	mode = cur.perm & 01777;
 	cur.perm = mode | S_IWUSR | S_IXUSR;
-	if (xl_plan_mkdir(to, dst, &cur) != 0)
+	if (xl_plan_mkdir(pl, to, dst, &cur) != 0)
 		return -1;
 	cur.perm = mode;
-	st = xl_alive(sftp_readdir_all(from, src, &ents, &n));
+	st = xl_alive(pl, sftp_readdir_all(from, src, &ents, &n));
+	if (pl->lost)
+		return -1;
 	if (st == SSH_FX_BAD_MESSAGE) {
 		log_error("%s: server sent an invalid file name", src);
 	} else if (st != SSH_FX_OK) {
 		log_error("origin readdir \"%s\" failed", src);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !pl->lost; i++)
 		if (xl_plan_entry(pl, from, to, src, dst, &ents[i], depth) != 0)
 			ret = -1;
 	sftp_dirents_free(ents, n);
+	if (pl->lost)
+		return -1;
 	xl_add(pl, XL_DIRFIX, NULL, dst, &cur, false);
 	return ret;
 }
@@ -215,7 +233,9 @@ xl_plan_tree(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn
 {
 	char *canon = NULL;
 
-	if (xl_alive(sftp_realpath(from, src, &canon)) != SSH_FX_OK) {
+	if (xl_alive(pl, sftp_realpath(from, src, &canon)) != SSH_FX_OK) {
+		if (pl->lost)
+			return;
 		log_error("crossload \"%s\": path canonicalization failed", src);
 		return;
 	}
@@ -225,7 +245,8 @@ xl_plan_tree(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_conn
 
 /* The matches of src: its glob's, or src itself when it exists. */
 static bool
-xl_matches(struct sftp_conn *from, const char *abs_src, const char *src, struct strv *out)
+xl_matches(struct crossload_plan *pl, struct sftp_conn *from, const char *abs_src,
+    const char *src, struct strv *out)
 {
 	struct sftp_attrs a;
 
@@ -234,17 +255,18 @@ xl_matches(struct sftp_conn *from, const char *abs_src, const char *src, struct 
 	if (out->n > 0)
 		return true;
 	/* GLOB_NOCHECK gave the pattern back: is it there at all? */
-	if (xl_alive(sftp_stat(from, abs_src, true, &a)) != SSH_FX_OK) {
-		log_error("%s: %s", src, strerror(ENOENT));
+	if (xl_alive(pl, sftp_stat(from, abs_src, true, &a)) != SSH_FX_OK) {
+		if (!pl->lost)
+			log_error("%s: %s", src, strerror(ENOENT));
 		return false;
 	}
 	strv_push(out, abs_src);
 	return true;
 }
 
-struct crossload_plan *
+enum plan_status
 crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
-    const char *targ, const struct crossload_params *p)
+    const char *targ, const struct crossload_params *p, struct crossload_plan **out)
 {
 	struct crossload_plan *pl = xcalloc(1, sizeof(*pl));
 	char *abs_src = plan_remote_path(src);
@@ -258,18 +280,18 @@ crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
 		log_error("%s: destination is not a directory", targ);
 		goto out;
 	}
-	if (!xl_matches(from, abs_src, src, &matches))
+	if (!xl_matches(pl, from, abs_src, src, &matches))
 		goto out;
-	for (size_t i = 0; i < matches.n; i++) {
+	for (size_t i = 0; i < matches.n && !pl->lost; i++) {
 		const char *m = matches.v[i];
 		char *name = operand_basename(m);
 		char *dst = target_is_dir ? plan_path_join(target, name) : xstrdup(target);
 		struct sftp_attrs a;
-		int st = xl_alive(sftp_stat(from, m, true, &a));
+		int st = xl_alive(pl, sftp_stat(from, m, true, &a));
 
 		if (st == SSH_FX_OK && S_ISDIR(a.perm) && p->recursive)
 			xl_plan_tree(pl, from, to, m, dst);
-		else
+		else if (!pl->lost)
 			(void)xl_plan_file(pl, from, m, dst, st == SSH_FX_OK ? &a : NULL, false);
 		free(name);
 		free(dst);
@@ -278,7 +300,8 @@ out:
 	strv_free(&matches);
 	free(abs_src);
 	free(target);
-	return pl;
+	*out = pl;
+	return pl->lost ? PLAN_LOST : PLAN_OK;
 }
 
 long long

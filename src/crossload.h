@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan.h"	/* enum plan_status */
+
 struct sftp_conn;
 struct bwlimit;
 struct progress;
@@ -33,11 +35,14 @@ struct crossload_params {
 struct crossload_plan;
 
 /* Plan src (the path part of a source operand; globs allowed) on from
- * towards targ (the target's path) on to.  Errors are reported and counted
- * (log_errors()); the plan may then be empty.  Exits 255 ("Connection
- * closed") when a connection dies. */
-struct crossload_plan *crossload_plan(struct sftp_conn *from, struct sftp_conn *to,
-    const char *src, const char *targ, const struct crossload_params *p);
+ * towards targ (the target's path) on to; *out is set either way (free it
+ * with crossload_plan_free).  Errors are reported and counted
+ * (log_errors()); the plan may then be empty.  PLAN_LOST: a connection died
+ * under a request, nothing more was said, and the caller ends as scp's
+ * fatal("Connection closed") does (nothing planned is moved); else PLAN_OK. */
+enum plan_status crossload_plan(struct sftp_conn *from, struct sftp_conn *to,
+    const char *src, const char *targ, const struct crossload_params *p,
+    struct crossload_plan **out);
 /* Bytes of the regular files planned (links count when copied). */
 long long crossload_plan_bytes(const struct crossload_plan *pl);
 /* Copy what was planned, over these connections (the same hosts as the

@@ -354,15 +354,22 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	bool grew;
 
 	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
-	/* Planning ends the process on a dead connection (scp's fatal()):
-	 * no connection thread may be left running then. */
+	/* The planning runs on the connections already up, without waiting
+	 * for the ones still coming up (grow_for() opens what the size needs). */
 	session_end_pending(&r->s);
 	/* Uploads of earlier local sources go first: scp copies in order, and
 	 * a later source may land on the same name. */
 	if (xfer_run(r->x) != 0)
 		run_lost(r);
 	src = source_for(r, s);
-	pl = crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp);
+	if (crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp,
+	    &pl) != PLAN_OK) {
+		/* A connection died under the planning: scp's fatal(), said
+		 * once every session is closed and its threads joined. */
+		crossload_plan_free(pl);
+		run_shutdown(r);
+		log_fatal("Connection closed");
+	}
 	bytes = crossload_plan_bytes(pl);
 	from = grow_for(src, r->o, bytes, NULL);
 	to = grow_for(&r->s, r->o, bytes, &grew);

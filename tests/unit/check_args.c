@@ -17,6 +17,7 @@
 #include <openssl/crypto.h>
 #include <zlib.h>
 
+#include "check_main.h"
 #include "args.h"
 #include "version.h"
 
@@ -612,11 +613,5 @@ args_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(args_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(args_suite());
 }

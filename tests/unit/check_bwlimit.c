@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "check_main.h"
 #include "bwlimit.h"
 
 static double
@@ -97,13 +98,11 @@ START_TEST(idle_earns_no_credit)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+bwlimit_suite(void)
 {
 	Suite *s = suite_create("bwlimit");
 	TCase *tc = tcase_create("pace");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, unlimited_is_null);
 	tcase_add_test(tc, two_threads_share_limit);
@@ -111,9 +110,11 @@ main(void)
 	tcase_add_test(tc, idle_earns_no_credit);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(bwlimit_suite());
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "hostkey.h"
 
 START_TEST(match_lists)
@@ -136,13 +137,11 @@ START_TEST(decisions)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+hostkey_suite(void)
 {
 	Suite *s = suite_create("hostkey");
 	TCase *tc = tcase_create("pure");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, match_lists);
 	tcase_add_test(tc, hashed_names);
@@ -150,9 +149,11 @@ main(void)
 	tcase_add_test(tc, lines);
 	tcase_add_test(tc, decisions);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(hostkey_suite());
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "operand.h"
 
 /* ---- colon() ---- */
@@ -227,11 +228,5 @@ operand_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(operand_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(operand_suite());
 }

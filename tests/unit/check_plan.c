@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "plan.h"
 
 struct path_case {
@@ -63,11 +64,5 @@ plan_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(plan_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(plan_suite());
 }

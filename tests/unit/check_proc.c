@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "clock.h"
 #include "proc.h"
 
@@ -179,13 +180,11 @@ START_TEST(low_fds_swapped)
 }
 END_TEST
 
-int
-main(void)
+static Suite *
+proc_suite(void)
 {
 	Suite *s = suite_create("proc");
 	TCase *tc = tcase_create("proc");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, exit_status);
 	tcase_add_test(tc, signal_is_255);
@@ -198,9 +197,11 @@ main(void)
 	tcase_add_test(tc, low_fds_swapped);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(proc_suite());
 }

@@ -19,6 +19,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "progress.h"
 
 static struct progress_state
@@ -616,11 +617,5 @@ progress_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(progress_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(progress_suite());
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "proxycmd.h"
 #include "sshcfg.h"
 
@@ -459,11 +460,5 @@ proxycmd_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(proxycmd_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(proxycmd_suite());
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "proxycmd.h"
 #include "route.h"
 #include "sshcfg.h"
@@ -377,11 +378,5 @@ route_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(route_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(route_suite());
 }

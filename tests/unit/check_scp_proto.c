@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "scp_proto.h"
 
 /* ---- scpp_parse() ---- */
@@ -316,11 +317,5 @@ scp_proto_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(scp_proto_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(scp_proto_suite());
 }

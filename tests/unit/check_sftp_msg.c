@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "sftp_msg.h"
 
 #define BE32(x) (uint8_t)((uint32_t)(x) >> 24), (uint8_t)((uint32_t)(x) >> 16), \
@@ -1495,11 +1496,5 @@ sftp_msg_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(sftp_msg_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(sftp_msg_suite());
 }

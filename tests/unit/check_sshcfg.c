@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "args.h"
 #include "proxycmd.h"
 #include "sshcfg.h"
@@ -518,11 +519,5 @@ sshcfg_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(sshcfg_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(sshcfg_suite());
 }
