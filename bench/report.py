@@ -4,8 +4,15 @@
 usage: report.py RAW.tsv MACHINE NOTES OUTPREFIX
 
 RAW.tsv columns: group, row label, direction, tool, round, status (ok, FAIL,
-ERR, TIMEOUT), seconds, peak RSS (KiB), bytes, goal speedup (contenders only).
-Writes OUTPREFIX.md, OUTPREFIX.csv and OUTPREFIX.svg and prints the table.
+ERR, TIMEOUT), seconds, peak RSS (KiB), bytes, goal speedup (contenders only),
+and (optional) the route fscp took ("fresh", "standard", ...; "+N" when N of
+its connections failed).
+Groups named matrix-ROUTE-RTT form the matrix: rows route, columns RTT, each
+upload and download, each cell the fscp/scp speedup (goal 1x).  They are left
+out of the main table and bar chart and shown as a grid (text, Markdown and
+OUTPREFIX-matrix.svg, a heat map), with a detail table in the Markdown.
+Writes OUTPREFIX.md, OUTPREFIX.csv, OUTPREFIX.svg (and OUTPREFIX-matrix.svg
+when there is a matrix) and prints the tables.
 Standard library only, so no plotting package is needed.
 """
 
@@ -16,6 +23,12 @@ import sys
 
 RSS_GOAL_MIB = 64
 WHY = {"FAIL": "checksum mismatch", "ERR": "exit status", "TIMEOUT": "timeout"}
+# Matrix rows in this order, and the route fscp is expected to take on each.
+MATRIX_ROUTES = ["standard", "fresh", "controlmaster", "proxied", "proxyjump",
+                 "ssm-parallel", "ssm-direct"]
+EXPECT_ROUTE = {"standard": "standard", "fresh": "fresh", "controlmaster": "fresh",
+                "proxied": "standard", "proxyjump": "standard",
+                "ssm-parallel": "ssm-parallel", "ssm-direct": "ssm-direct"}
 
 
 def load(path):
@@ -28,6 +41,7 @@ def load(path):
                 "gid": r[0], "label": r[1], "dir": r[2], "tool": r[3],
                 "round": int(r[4]), "status": r[5], "secs": float(r[6]),
                 "kib": int(r[7] or 0), "bytes": int(r[8]), "goal": r[9],
+                "route": r[10] if len(r) > 10 else "",
             })
     return rows
 
@@ -108,7 +122,12 @@ def summarize(rows):
             goal_txt = ">= %gx" % goal
             if tool == "fscp":
                 goal_txt += ", <= %d MiB" % RSS_GOAL_MIB
+        routes = []
+        for r in runs:
+            if r["route"] and r["route"] not in routes:
+                routes.append(r["route"])
         out.append({
+            "gid": gid, "route": "/".join(routes),
             "scenario": label, "direction": d, "tool": tool,
             "scp": scp_med, "scp_n": len(s), "med": med, "n": len(ok), "n_all": len(runs),
             "speed": speed, "approx": approx, "mbs": mbs, "rss": rss,
@@ -147,15 +166,170 @@ def text_table(rows):
     return "\n".join(lines)
 
 
-def md_table(rows):
-    lines = ["| " + " | ".join(HEAD) + " |",
-             "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"] * 2) + "|"]
+def md_table(rows, with_route=False):
+    head = HEAD + (["fscp route"] if with_route else [])
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"] * (len(head) - 8)) + "|"]
     for o in rows:
         c = cells(o)
         if o["met"].startswith("FAIL"):
             c[-1] = "**" + c[-1] + "**"
+        if with_route:
+            c.append(o["route"] or "-")
         lines.append("| " + " | ".join(c) + " |")
     return "\n".join(lines)
+
+
+# ---- the matrix ---------------------------------------------------------------
+
+def matrix_key(gid):
+    """matrix-ROUTE-RTT -> (route, rtt) or None."""
+    if not gid.startswith("matrix-"):
+        return None
+    route, _, rtt = gid[len("matrix-"):].rpartition("-")
+    if not route or not rtt.isdigit():
+        return None
+    return route, int(rtt)
+
+
+def matrix_grid(rows):
+    """-> (routes, rtts, {(route, rtt, dir): row})"""
+    grid = {}
+    for o in rows:
+        k = matrix_key(o["gid"])
+        if k:
+            grid[(k[0], k[1], o["direction"])] = o
+    rtts = sorted({k[1] for k in grid})
+    seen = {k[0] for k in grid}
+    routes = [r for r in MATRIX_ROUTES if r in seen] + sorted(seen - set(MATRIX_ROUTES))
+    return routes, rtts, grid
+
+
+def matrix_cell(o, route):
+    """-> (text, below 1.0?, failed?, other route taken?)"""
+    if o is None:
+        return "-", False, False, False
+    if o["met"].startswith("FAIL") or o["speed"] is None:
+        return "FAIL", False, True, False
+    t = "%.2fx" % o["speed"]
+    want = EXPECT_ROUTE.get(route)
+    odd = bool(o["route"]) and want is not None and o["route"] != want
+    if odd:
+        t += " [%s]" % o["route"]
+    return t, o["speed"] < 1.0, False, odd
+
+
+DIRS = [("upload", "up"), ("download", "down")]
+
+
+def matrix_text(routes, rtts, grid):
+    head1 = ["route"] + ["%d ms %s" % (t, d[1]) for t in rtts for d in DIRS]
+    body = [head1]
+    for r in routes:
+        row = [r]
+        for t in rtts:
+            for d, _ in DIRS:
+                txt, low, bad, _odd = matrix_cell(grid.get((r, t, d)), r)
+                row.append(txt + ("  <1" if low else ""))
+        body.append(row)
+    w = [max(len(x[i]) for x in body) for i in range(len(head1))]
+    lines = []
+    for n, x in enumerate(body):
+        lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(x)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * v for v in w))
+    return "\n".join(lines)
+
+
+def matrix_md(routes, rtts, grid):
+    head = ["route"] + ["%d ms %s" % (t, d[1]) for t in rtts for d in DIRS]
+    lines = ["| " + " | ".join(head) + " |",
+             "|---|" + "|".join(["---:"] * (len(head) - 1)) + "|"]
+    for r in routes:
+        c = [r]
+        for t in rtts:
+            for d, _ in DIRS:
+                txt, low, bad, _odd = matrix_cell(grid.get((r, t, d)), r)
+                if low:
+                    txt = "**%s** &#9660;" % txt
+                elif bad:
+                    txt = "**FAIL**"
+                c.append(txt)
+        lines.append("| " + " | ".join(c) + " |")
+    return "\n".join(lines)
+
+
+def matrix_below(routes, rtts, grid):
+    out = []
+    for r in routes:
+        for t in rtts:
+            for d, _ in DIRS:
+                o = grid.get((r, t, d))
+                if o is not None and o["speed"] is not None and o["speed"] < 1.0:
+                    out.append("%s %d ms %s %.2fx" % (r, t, d, o["speed"]))
+    return out
+
+
+def heat_colour(v):
+    """Speedup -> fill: reds below 1x, white at 1x, greens up to 10x (log)."""
+    def mix(a, b, f):
+        return "#%02x%02x%02x" % tuple(int(a[i] + (b[i] - a[i]) * f) for i in range(3))
+    white, red, green = (255, 255, 255), (214, 39, 40), (44, 160, 44)
+    if v < 1:
+        return mix(white, red, min(1.0, math.log10(1 / v) / math.log10(2)) * 0.85 + 0.15)
+    return mix(white, green, min(1.0, math.log10(v) / 1.0) * 0.85 + 0.15)
+
+
+def matrix_svg(routes, rtts, grid, title, path):
+    cw, ch, left, top = 78, 28, 120, 78
+    ncol = len(rtts) * 2
+    width = left + ncol * cw + 20
+    height = top + len(routes) * ch + 40
+
+    def esc(s):
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+    e = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="11">' % (width, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="10" y="20" font-size="14" font-weight="bold">%s</text>' % esc(title),
+         '<text x="10" y="36" fill="#555">fscp/scp speedup per route, round trip and '
+         'direction; red, outlined and &#9660;: below 1.0x; [route]: fscp took another '
+         'route</text>']
+    for i, t in enumerate(rtts):
+        x0 = left + i * 2 * cw
+        e.append('<text x="%d" y="%d" text-anchor="middle" font-weight="bold">%d ms RTT</text>'
+                 % (x0 + cw, top - 22, t))
+        for j, (_, short) in enumerate(DIRS):
+            e.append('<text x="%d" y="%d" text-anchor="middle" fill="#555">%s</text>'
+                     % (x0 + j * cw + cw // 2, top - 8, short))
+    for n, r in enumerate(routes):
+        y = top + n * ch
+        e.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 8, y + ch // 2 + 4, esc(r)))
+        for i, t in enumerate(rtts):
+            for j, (d, _) in enumerate(DIRS):
+                x = left + (i * 2 + j) * cw
+                o = grid.get((r, t, d))
+                txt, low, bad, odd = matrix_cell(o, r)
+                if o is None:
+                    fill = "#f4f4f4"
+                elif bad:
+                    fill = "#7f7f7f"
+                else:
+                    fill = heat_colour(o["speed"])
+                stroke = ' stroke="#d62728" stroke-width="3"' if (low or bad) else ' stroke="#ffffff"'
+                e.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"%s/>'
+                         % (x + 1, y + 1, cw - 2, ch - 2, fill, stroke))
+                label = txt.split(" [")[0] + (" &#9660;" if low else "") + (" *" if odd else "")
+                e.append('<text x="%d" y="%d" text-anchor="middle"%s>%s</text>'
+                         % (x + cw // 2, y + ch // 2 + 4,
+                            ' font-weight="bold" fill="white"' if bad else
+                            (' font-weight="bold"' if low else ""), label))
+    e.append('<text x="10" y="%d" fill="#555">*: fscp took another route than the row '
+             'expects (see the detail table)</text>' % (height - 12))
+    e.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(e) + "\n")
 
 
 def footnotes(rows, notes):
@@ -237,35 +411,67 @@ def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     raw, machine, notes_path, prefix = sys.argv[1:]
-    rows = summarize(load(raw))
+    allrows = summarize(load(raw))
+    rows = [o for o in allrows if not matrix_key(o["gid"])]
+    mrows = [o for o in allrows if matrix_key(o["gid"])]
+    routes, rtts, grid = matrix_grid(mrows)
     m = kv(machine)
     with open(notes_path) as f:
         notes = [n.strip() for n in f if n.strip()]
     hdr = ["fscp benchmark, %s, %s" % (m.get("date", "?"), m.get("mode", "?")),
            "machine: %s" % m.get("machine", "?"),
            "versions: %s" % m.get("versions", "?")]
-    foot = footnotes(rows, notes)
+    foot = footnotes(allrows, notes)
+    below = matrix_below(routes, rtts, grid)
+    mfoot = ["Matrix: fscp/scp speedup (median of run pairs) per route (ssh_config "
+             "Host kind), round trip and direction; every cell's goal is >= 1.0x. "
+             "A route in [brackets] is the one fscp took when it is not the row's "
+             "expected one (controlmaster: fresh from 8 MiB; proxied, proxyjump: "
+             "standard)."]
+    if below:
+        mfoot.append("Below 1.0x: " + "; ".join(below) + ".")
+    elif mrows:
+        mfoot.append("No cell below 1.0x.")
 
     print("\n".join(hdr) + "\n")
-    print(text_table(rows))
-    print()
+    if rows:
+        print(text_table(rows))
+        print()
+    if mrows:
+        print("matrix (fscp/scp speedup; <1: below 1.0x)")
+        print(matrix_text(routes, rtts, grid))
+        print()
+        for n in mfoot:
+            print("- " + n)
     for n in foot:
         print("- " + n)
 
     with open(prefix + ".md", "w") as f:
         f.write("# %s\n\n" % hdr[0])
         f.write("- %s\n- %s\n\n" % (hdr[1], hdr[2]))
-        f.write(md_table(rows) + "\n\n")
+        base = prefix.rsplit("/", 1)[-1]
+        if rows:
+            f.write(md_table(rows) + "\n\n")
+        if mrows:
+            f.write("## Matrix: every route x round trip x direction\n\n")
+            f.write(matrix_md(routes, rtts, grid) + "\n\n")
+            for n in mfoot:
+                f.write("- %s\n" % n)
+            f.write("\n![matrix](%s-matrix.svg)\n\n" % base)
+            f.write("### Matrix cells\n\n")
+            f.write(md_table(mrows, with_route=True) + "\n\n")
         for n in foot:
             f.write("- %s\n" % n)
-        f.write("\n![speedups](%s.svg)\n" % prefix.rsplit("/", 1)[-1])
+        if rows:
+            f.write("\n![speedups](%s.svg)\n" % base)
 
     with open(prefix + ".csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["scenario", "direction", "tool", "scp_median_s", "tool_median_s",
                     "speedup", "mb_per_s", "peak_rss_mib", "goal_speedup", "met",
-                    "tool_runs_ok", "tool_runs", "scp_runs_ok", "date", "machine", "versions"])
-        for o in rows:
+                    "tool_runs_ok", "tool_runs", "scp_runs_ok", "date", "machine", "versions",
+                    "group", "fscp_route"])
+        for o in allrows:
             w.writerow([o["scenario"], o["direction"], o["tool"],
                         "" if o["scp"] is None else "%.3f" % o["scp"],
                         "" if o["med"] is None else "%.3f" % o["med"],
@@ -273,10 +479,14 @@ def main():
                         "" if o["mbs"] is None else "%.1f" % o["mbs"],
                         "%.1f" % o["rss"], "" if o["goal"] is None else o["goal"],
                         o["met"], o["n"], o["n_all"], o["scp_n"],
-                        m.get("date", ""), m.get("machine", ""), m.get("versions", "")])
+                        m.get("date", ""), m.get("machine", ""), m.get("versions", ""),
+                        o["gid"], o["route"]])
 
-    svg_plot(rows, "fscp vs scp, %s (%s)" % (m.get("date", "?"), m.get("mode", "?")),
-             prefix + ".svg")
+    title = "fscp vs scp, %s (%s)" % (m.get("date", "?"), m.get("mode", "?"))
+    if rows:
+        svg_plot(rows, title, prefix + ".svg")
+    if mrows:
+        matrix_svg(routes, rtts, grid, "matrix: " + title, prefix + "-matrix.svg")
 
 
 if __name__ == "__main__":

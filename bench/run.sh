@@ -9,7 +9,9 @@
 #
 # usage: bench/run.sh [--quick] [--fscp PATH] [--scp PATH] [--tools DIR]
 #                     [--aws PATH] [--srcdir DIR] [--out DIR] [--runs N]
-#                     [--only REGEX] [--keep]
+#                     [--only REGEX] [--keep] [--matrix-rtts "MS ..."]
+#                     [--matrix-mb N] [--matrix-ssm-mb N] [--aws-cpu-ms MS]
+#                     [--publish DIR]
 #
 #   --quick      reduced sizes, one run pair per scenario (under 3 minutes)
 #   --fscp PATH  the fscp binary (default: src/fscp next to this script's tree)
@@ -18,9 +20,26 @@
 #   --aws PATH   the fake aws CLI (default SRCDIR/tests/tools/aws)
 #   --out DIR    where the Markdown/CSV/SVG results go (default bench/results)
 #   --runs N     runs per tool and scenario (default 3, quick 1)
-#   --only RE    run only the scenario groups whose id matches RE
-#                (ids: direct cm ssm1 ssm3 rtt50 small small50)
+#   --only RE    run only the scenario groups whose id matches RE (bash
+#                regex): direct cm ssm1 ssm3 rtt50 small small50, the goal
+#                groups goal-near goal-nearcm goal-plain50 goal-cm50
+#                goal-proxy50 goal-ssm20 goal-ssm100, and the matrix cells
+#                matrix-ROUTE-RTT (ROUTE: standard fresh controlmaster proxied
+#                proxyjump ssm-parallel ssm-direct), e.g. --only matrix,
+#                --only matrix-proxied, --only 'matrix-fresh-(0|50)$'
 #   --keep       keep the work directory (data, logs, raw measurements)
+#   --matrix-rtts "MS ..."  round trips of the matrix (default "0 10 50 150",
+#                quick "0 50"); one delayrelay (-d MS/2) per non-zero RTT
+#   --matrix-mb N      file size of the non-SSM matrix cells (default 64,
+#                quick 16; the fresh row uses at least 64, fscp's threshold)
+#   --matrix-ssm-mb N  file size of the SSM matrix cells (default 8, quick 2)
+#   --aws-cpu-ms MS    CPU time each fake `aws` start burns (default 600: CLI
+#                v1 spends ~0.58 s user + 0.10 s sys before reaching AWS)
+#   --publish DIR      also write the report to DIR/DATE-MODE.{md,csv,svg}
+#                (make bench-publish: bench/published in the source tree)
+#
+# The goal groups are the issue's targets at the issue's sizes; quick mode
+# leaves them out unless --only names them.
 #
 # Environment:
 #   FSCP_BENCH_TMP   parent of the work directory (default /var/tmp; needs
@@ -36,6 +55,23 @@
 #   address and known_hosts holds the sshd's key under the instance name;
 #   "no direct route" rows run it with FSCP_SSM_DIRECT=off.  Nothing else is
 #   set: FSCP_ROUTE and FSCP_CONNECTIONS are left to fscp's defaults.
+#
+# The matrix: every route x every RTT x upload/download, each cell its own
+# group (scp and fscp alternating; the two SSM rows of one RTT share scp's
+# runs).  Each route is its own Host in the generated ssh_config:
+#   standard       plain host, fscp with FSCP_ROUTE=standard
+#   fresh          plain host, fscp's auto route (fresh connections)
+#   controlmaster  a live `ssh -M` master per RTT (ControlMaster auto)
+#   proxied        ProxyCommand nc (OpenBSD netcat) or, without it, ssm-sim
+#                  with every SSM effect off as a plain stdio relay
+#   proxyjump      ProxyJump through a bastion Host (the same sshd; the RTT
+#                  is on the client-bastion leg)
+#   ssm-parallel   the SSM ProxyCommand, FSCP_SSM_DIRECT=off
+#   ssm-direct     the same, FSCP_SSM_DIRECT=auto; the instance's private
+#                  address (127.0.0.1, the same relay port) has the known key
+# For SSM the RTT is on the path ssm-sim (and the direct address) uses to reach
+# sshd: one instance id per RTT, its registry port the relay's.  fscp runs
+# with -v everywhere, and the route it took is recorded (raw column 11).
 #
 # Peak RSS is GNU time's %M: the largest resident set among the tool and the
 # processes it waited for (for the standard route that includes ssh).
@@ -53,6 +89,11 @@ out=''
 runs=''
 only=''
 keep=0
+m_rtts=''
+m_mb=''
+m_ssm_mb=''
+aws_cpu=600
+publish=''
 
 die() {
 	printf 'bench: %s\n' "$*" >&2
@@ -71,6 +112,11 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--only) only=$2; shift ;;
 	--keep) keep=1 ;;
+	--matrix-rtts) m_rtts=$2; shift ;;
+	--matrix-mb) m_mb=$2; shift ;;
+	--matrix-ssm-mb) m_ssm_mb=$2; shift ;;
+	--aws-cpu-ms) aws_cpu=$2; shift ;;
+	--publish) publish=$2; shift ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument $1 (try --help)" ;;
 	esac
@@ -83,6 +129,11 @@ aws=${aws:-$srcdir/tests/tools/aws}
 out=${out:-$srcdir/bench/results}
 if [ -z "$runs" ]; then
 	if [ $quick = 1 ]; then runs=1; else runs=3; fi
+fi
+if [ $quick = 1 ]; then
+	m_rtts=${m_rtts:-0 50} m_mb=${m_mb:-16} m_ssm_mb=${m_ssm_mb:-2}
+else
+	m_rtts=${m_rtts:-0 10 50 150} m_mb=${m_mb:-64} m_ssm_mb=${m_ssm_mb:-8}
 fi
 long=${FSCP_BENCH_LONG:-120}
 py=${PYTHON:-python3}
@@ -99,6 +150,17 @@ command -v sha256sum >/dev/null || die "sha256sum missing (coreutils)"
 command -v timeout >/dev/null || die "timeout missing (coreutils)"
 case $runs in ''|*[!0-9]*|0) die "--runs wants a positive integer" ;; esac
 case $long in ""|*[!0-9]*) die "FSCP_BENCH_LONG wants whole seconds" ;; esac
+for v in $m_rtts; do
+	case $v in *[!0-9]*) die "--matrix-rtts wants whole milliseconds (got $v)" ;; esac
+done
+[ -n "${m_rtts// /}" ] || die "--matrix-rtts is empty"
+case $m_mb in ''|*[!0-9]*|0) die "--matrix-mb wants a positive integer" ;; esac
+case $m_ssm_mb in ''|*[!0-9]*|0) die "--matrix-ssm-mb wants a positive integer" ;; esac
+case $aws_cpu in ''|*[!0-9]*) die "--aws-cpu-ms wants whole milliseconds" ;; esac
+if [ -n "$publish" ]; then
+	mkdir -p "$publish" || die "cannot create $publish"
+	publish=$(cd "$publish" && pwd)
+fi
 # shellcheck source=../tests/lib/sshd.sh
 . "$srcdir/tests/lib/sshd.sh" || die "cannot source tests/lib/sshd.sh"
 
@@ -110,18 +172,24 @@ NOTES=$W/notes.txt
 : >"$NOTES"
 
 # ---- cleanup: every process this script starts ------------------------------
-cm_pid=''
-relay_pid=''
+# Masters (`ssh -M -f` detaches, so it is no descendant of ours): host, socket
+# and pid, index by index.  Relays: pids.
+cm_hosts=()
+cm_socks=()
+cm_pids=()
+relay_pids=()
 cleanup() {
 	trap - EXIT INT TERM HUP
-	if [ -n "$cm_pid" ]; then
-		ssh -F "$W/ssh_config" -S "$W/cm.sock" -O exit bench-cm >/dev/null 2>&1
-		kill "$cm_pid" 2>/dev/null
-	fi
-	[ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null
+	local i p
+	for ((i = 0; i < ${#cm_hosts[@]}; i++)); do
+		ssh -F "$W/ssh_config" -S "${cm_socks[i]}" -O exit "${cm_hosts[i]}" >/dev/null 2>&1
+		[ -n "${cm_pids[i]}" ] && kill "${cm_pids[i]}" 2>/dev/null
+	done
+	for p in "${relay_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
 	fscp_sshd_stop
 	# Anything else still attached to us (a run cut short by a signal).
-	local p
 	for p in $(fscp__descendants $$); do
 		kill "$p" 2>/dev/null
 	done
@@ -138,7 +206,7 @@ trap 'echo "bench: interrupted" >&2; exit 130' INT TERM HUP
 say() { printf 'bench: %s\n' "$*" >&2; }
 note() { printf '%s\n' "$*" >>"$NOTES"; say "note: $*"; }
 
-# ---- setup: sshd, ssh config, data ------------------------------------------
+# ---- setup: sshd, relays, ssh config, masters, data -------------------------
 say "work directory $W"
 fscp_sshd_start "$W/sshd" || die "could not start sshd"
 say "sshd on 127.0.0.1:$SSHD_PORT"
@@ -149,45 +217,116 @@ hostkey=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
 ssm_id=i-0fb5c0be0c4d1a2b3
 ln -s "$aws" "$W/bin/aws"
 
-# The relay for 50 ms round trip (25 ms each way).
-relay_port=''
-start_relay() {
-	rm -f "$W/relay.port"
-	"$tools/delayrelay" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d 25 \
-		-p "$W/relay.port" >"$W/relay.log" 2>&1 </dev/null &
-	relay_pid=$!
-	local n=0
-	while [ ! -s "$W/relay.port" ] && [ $n -lt 100 ]; do
+want() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
+# The goal groups run at the issue's sizes: quick mode only when asked for.
+want_goal() { if [ $quick = 1 ]; then [ -n "$only" ] && want "$1"; else want "$1"; fi; }
+M_ROUTES="standard fresh controlmaster proxied proxyjump ssm-parallel ssm-direct"
+want_matrix() {	# [route] [rtt]: is any matching matrix cell wanted?
+	local r t
+	for r in $M_ROUTES; do
+		[ -n "${1:-}" ] && [ "$r" != "$1" ] && continue
+		for t in $m_rtts; do
+			[ -n "${2:-}" ] && [ "$t" != "$2" ] && continue
+			want "matrix-$r-$t" && return 0
+		done
+	done
+	return 1
+}
+m_ssm_id() { printf 'i-0bec%013d' "$1"; }	# one instance per RTT
+
+# One delay relay per round trip: -d is one way, RTT/2 (fractional is fine).
+declare -A rport=([0]=$SSHD_PORT)
+start_relay() {	# rtt_ms
+	local rtt=$1 oneway pf=$W/relay-$1.port n=0 pid
+	[ -n "${rport[$rtt]:-}" ] && return 0
+	if [ $((rtt % 2)) = 0 ]; then oneway=$((rtt / 2)); else oneway=$((rtt / 2)).5; fi
+	"$tools/delayrelay" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d "$oneway" \
+		-p "$pf" >"$W/relay-$rtt.log" 2>&1 </dev/null &
+	pid=$!
+	relay_pids+=("$pid")
+	while [ ! -s "$pf" ] && [ $n -lt 100 ]; do
 		sleep 0.05
 		n=$((n + 1))
 	done
-	relay_port=$(cat "$W/relay.port" 2>/dev/null)
-	[ -n "$relay_port" ] || die "delayrelay did not start: $(cat "$W/relay.log")"
-	say "delay relay (25 ms each way) on 127.0.0.1:$relay_port"
+	rport[$rtt]=$(cat "$pf" 2>/dev/null)
+	[ -n "${rport[$rtt]}" ] || die "delayrelay did not start: $(cat "$W/relay-$rtt.log")"
+	say "delay relay ($oneway ms each way, $rtt ms RTT) on 127.0.0.1:${rport[$rtt]}"
 }
-start_relay
+start_relay 50
+for t in $m_rtts; do
+	want_matrix '' "$t" && [ "$t" != 0 ] && start_relay "$t"
+done
+relay_port=${rport[50]}
+
+# The generic ProxyCommand: OpenBSD netcat if installed, else ssm-sim with
+# every SSM effect off (no setup, no pacing, no delay): a plain stdio relay.
+if command -v nc >/dev/null && nc -h 2>&1 | grep -q OpenBSD; then
+	proxy_cmd='nc 127.0.0.1 %p'
+	proxy_what='nc (OpenBSD netcat)'
+else
+	proxy_cmd="$tools/ssm-sim -s 0 -c 0 -d 0 -p 262144 127.0.0.1:%p"
+	proxy_what='ssm-sim -s 0 -c 0 -d 0 as a plain relay (no OpenBSD nc installed)'
+fi
 
 {
-	echo "[127.0.0.1]:$SSHD_PORT $hostkey"
-	echo "[127.0.0.1]:$relay_port $hostkey"
+	for t in "${!rport[@]}"; do
+		echo "[127.0.0.1]:${rport[$t]} $hostkey"
+	done
 	echo "$ssm_id $hostkey"
 	echo "[$ssm_id]:$SSHD_PORT $hostkey"
+	for t in "${!rport[@]}"; do
+		echo "$(m_ssm_id "$t") $hostkey"
+		echo "[$(m_ssm_id "$t")]:${rport[$t]} $hostkey"
+	done
 } >"$W/known_hosts"
-echo "$ssm_id 127.0.0.1 $SSHD_PORT 127.0.0.1 -" >"$W/instances"
+{
+	echo "$ssm_id 127.0.0.1 $SSHD_PORT 127.0.0.1 -"
+	# The SSM path and the direct address both go through the RTT's relay.
+	for t in "${!rport[@]}"; do
+		echo "$(m_ssm_id "$t") 127.0.0.1 ${rport[$t]} 127.0.0.1 -"
+	done
+} >"$W/instances"
 
-cat >"$W/ssh_config" <<EOF
-# Written by bench/run.sh; every host is the private sshd on loopback.
+{
+	echo "# Written by bench/run.sh; every host is the private sshd on loopback."
+	cat <<EOF
 Host bench-direct
 	HostName 127.0.0.1
 	Port $SSHD_PORT
-Host bench-cm
-	HostName 127.0.0.1
-	Port $SSHD_PORT
-	ControlMaster auto
-	ControlPath $W/cm.sock
 Host bench-rtt50
 	HostName 127.0.0.1
 	Port $relay_port
+Host bench-bastion
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+EOF
+	for t in "${!rport[@]}"; do
+		p=${rport[$t]}
+		cat <<EOF
+Host bench-plain-r$t
+	HostName 127.0.0.1
+	Port $p
+Host bench-cm-r$t
+	HostName 127.0.0.1
+	Port $p
+	ControlMaster auto
+	ControlPath $W/cm-r$t.sock
+Host bench-proxied-r$t
+	HostName 127.0.0.1
+	Port $p
+	ProxyCommand $proxy_cmd
+Host bench-bastion-r$t
+	HostName 127.0.0.1
+	Port $p
+Host bench-jump-r$t
+	HostName 127.0.0.1
+	Port $SSHD_PORT
+	ProxyJump bench-bastion-r$t
+Host $(m_ssm_id "$t")
+	Port $p
+EOF
+	done
+	cat <<EOF
 Host i-*
 	Port $SSHD_PORT
 	ProxyCommand sh -c "aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'"
@@ -201,20 +340,39 @@ Host *
 	BatchMode yes
 	LogLevel ERROR
 EOF
+} >"$W/ssh_config"
 
 export PATH="$W/bin:$PATH"
 export FSCP_FAKE_AWS_INSTANCES="$W/instances"
 export FSCP_SSM_SIM="$tools/ssm-sim"
-# Nothing from the caller's environment may steer fscp.
-unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_SIM_SETUP_MS
+# Every start of the CLI costs CPU time (start-session and describe-instances).
+export FSCP_FAKE_AWS_START_CPU_MS=$aws_cpu FSCP_FAKE_AWS_CPU_MS=$aws_cpu
+# Nothing from the caller's environment may steer fscp or the fakes.
+unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_SIM_SETUP_MS \
+	FSCP_SSM_SIM_CYCLE_US FSCP_SSM_SIM_DELAY_MS FSCP_SSM_SIM_PAYLOAD \
+	FSCP_FAKE_AWS_THROTTLE_AFTER FSCP_FAKE_AWS_LOG
 
-# The ControlMaster: a real `ssh -M`, found again through the config.
-ssh -F "$W/ssh_config" -M -S "$W/cm.sock" -fN bench-cm </dev/null ||
-	die "could not start the ControlMaster"
-cm_pid=$(ssh -F "$W/ssh_config" -S "$W/cm.sock" -O check bench-cm 2>&1 |
-	sed -n 's/.*pid=\([0-9]*\).*/\1/p')
-[ -n "$cm_pid" ] || die "ControlMaster is not live"
-say "ControlMaster pid $cm_pid on $W/cm.sock"
+# A ControlMaster: a real `ssh -M`, found again through the config.
+start_master() {	# rtt
+	local host=bench-cm-r$1 sock=$W/cm-r$1.sock pid
+	ssh -F "$W/ssh_config" -M -S "$sock" -fN "$host" </dev/null ||
+		die "could not start the ControlMaster for $host"
+	pid=$(ssh -F "$W/ssh_config" -S "$sock" -O check "$host" 2>&1 |
+		sed -n 's/.*pid=\([0-9]*\).*/\1/p')
+	cm_hosts+=("$host") cm_socks+=("$sock") cm_pids+=("$pid")
+	[ -n "$pid" ] || die "ControlMaster for $host is not live"
+	say "ControlMaster ($1 ms RTT) pid $pid on $sock"
+}
+declare -A cm_rtts=()
+{ want cm || want_goal goal-nearcm; } && cm_rtts[0]=1
+want_goal goal-cm50 && cm_rtts[50]=1
+for t in $m_rtts; do
+	want_matrix controlmaster "$t" && cm_rtts[$t]=1
+done
+for t in "${!cm_rtts[@]}"; do
+	start_master "$t"
+done
+want_matrix proxied && note "matrix proxied: ProxyCommand is $proxy_what"
 
 have_rsync=0
 have_sftp=0
@@ -225,6 +383,7 @@ command -v sftp >/dev/null && have_sftp=1
 
 # Incompressible data, made once; the remote copy is a hard link (same disk).
 mkfile() {	# name MiB
+	[ -e "$W/data/$1" ] && return 0
 	head -c "$(($2 * 1048576))" /dev/urandom >"$W/data/$1" || die "cannot write $W/data/$1"
 	ln "$W/data/$1" "$H/data/$1" || cp "$W/data/$1" "$H/data/$1"
 	sha256sum <"$W/data/$1" | cut -d' ' -f1 >"$W/data/$1.sha"
@@ -250,8 +409,10 @@ else
 	MB_DIRECT=512 MB_CM=1024 MB_SSM=20 MB_RTT=64 N_SMALL=2000 N_SMALL50=2000
 	SSM_SETUPS="1 3"
 fi
-
-want() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
+# The issue's goal scenarios, at the issue's sizes.
+MB_GOAL_BIG=256 MB_GOAL_PROXY=64
+# fscp's auto route goes fresh from 64 MiB to a plain host.
+m_fresh_mb=$((m_mb > 64 ? m_mb : 64))
 
 say "making test data"
 want direct && mkfile direct.bin "$MB_DIRECT"
@@ -260,12 +421,24 @@ want cm && mkfile cm.bin "$MB_CM"
 want rtt50 && mkfile rtt.bin "$MB_RTT"
 want small && mktree small "$N_SMALL"
 want small50 && mktree small50 "$N_SMALL50"
+{ want_goal goal-near || want_goal goal-nearcm || want_goal goal-plain50 || want_goal goal-cm50; } &&
+	mkfile goal$MB_GOAL_BIG.bin $MB_GOAL_BIG
+want_goal goal-proxy50 && mkfile goal$MB_GOAL_PROXY.bin $MB_GOAL_PROXY
+want_goal goal-ssm20 && mkfile ssm20.bin 20
+want_goal goal-ssm100 && mkfile ssm100.bin 100
+{ want_matrix standard || want_matrix controlmaster || want_matrix proxied ||
+	want_matrix proxyjump; } && mkfile "matrix$m_mb.bin" "$m_mb"
+want_matrix fresh && mkfile "matrix$m_fresh_mb.bin" "$m_fresh_mb"
+{ want_matrix ssm-parallel || want_matrix ssm-direct; } && mkfile "matrix-ssm$m_ssm_mb.bin" "$m_ssm_mb"
+[ $quick = 1 ] && [ -z "$only" ] &&
+	note "goal groups (the issue's sizes) not run in quick mode: --only goal runs them"
 
 # ---- one run -----------------------------------------------------------------
 # Globals of the current group (set by bench_group's caller):
 #   G_ID G_HOST G_NAME (file or tree under data/) G_KIND (file|tree) G_DIR
 #   (upload|download) G_BYTES G_LIMIT (timeout, s)
-# run_one TOOL ENV... -> sets R_STATUS R_SECS R_KIB
+# run_one TOOL ENV... -> sets R_STATUS R_SECS R_KIB R_ROUTE (fscp: the route
+# its -v said last, e.g. "fresh"; "fresh+2" with connection failures)
 # Runs in this shell, the tool in the background and waited for, so that a
 # signal to the script runs the cleanup trap at once.
 run_one() {
@@ -285,7 +458,7 @@ run_one() {
 	[ "$G_KIND" = tree ] && rflag=-r
 	case $tool in
 	scp) cmd=("$scp" -F "$W/ssh_config" $rflag "$src" "$dst") ;;
-	fscp) cmd=("$fscp" -F "$W/ssh_config" $rflag "$src" "$dst") ;;
+	fscp) cmd=("$fscp" -v -F "$W/ssh_config" $rflag "$src" "$dst") ;;
 	rsync)
 		if [ "$G_KIND" = tree ]; then
 			cmd=(rsync -r -e "ssh -F $W/ssh_config" "$src/" "$dst/")
@@ -307,11 +480,18 @@ run_one() {
 	wait $!
 	rc=$?
 	t1=$EPOCHREALTIME
-	local secs kib status=ok got want us
+	local secs kib status=ok got want us route=''
 	# Microseconds from $EPOCHREALTIME in shell arithmetic: no process per run.
 	us=$((10#${t1/./} - 10#${t0/./}))
 	printf -v secs '%d.%03d' $((us / 1000000)) $((us % 1000000 / 1000))
 	kib=$(tail -n 1 "$rss" 2>/dev/null | tr -cd 0-9)
+	if [ "$tool" = fscp ]; then
+		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins.
+		route=$(sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' "$log" | tail -n 1)
+		got=$(grep -c '^fscp: connection [0-9]* \(of [0-9]* \)\{0,1\}failed' "$log")
+		[ "$got" -gt 0 ] && route+="+$got"
+		grep -q '^fscp: bypass failed' "$log" && route+="+fallback"
+	fi
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		status=TIMEOUT
 	elif [ $rc != 0 ]; then
@@ -332,25 +512,36 @@ run_one() {
 		cp "$log" "$W/fail-$(wc -l <"$W/failures").log"
 	fi
 	rm -rf "$dstpath"
-	R_STATUS=$status R_SECS=$secs R_KIB=${kib:-0}
+	R_STATUS=$status R_SECS=$secs R_KIB=${kib:-0} R_ROUTE=${route:-}
 }
 
 # bench_group SCP_RUNS CONTENDER...
-# A contender is "tool|row label|goal speedup|ENV=V ENV=V" (goal may be empty).
+# A contender is "tool|row label|goal speedup|ENV=V ENV=V|group id" (goal may
+# be empty; the group id, default G_ID, lets several matrix cells share one
+# group's scp runs: scp's rows are written under each of them).
 # Each round runs scp (while it has runs left) and then every contender once.
 bench_group() {
-	local scp_runs=$1 r tool label goal envs st secs kib i
+	local scp_runs=$1 r tool label goal envs gid st secs kib i g
 	shift
-	local -a cs=("$@") done_runs skip
+	local -a cs=("$@") done_runs skip gids=("$G_ID")
 	local scp_done=0 scp_skip=0
-	for ((i = 0; i < ${#cs[@]}; i++)); do done_runs[i]=0; skip[i]=0; done
+	for ((i = 0; i < ${#cs[@]}; i++)); do
+		done_runs[i]=0 skip[i]=0
+		IFS='|' read -r tool label goal envs gid <<<"${cs[i]}"
+		if [ -n "$gid" ] && [ "$gid" != "${gids[0]}" ]; then
+			[ "${gids[0]}" = "$G_ID" ] && gids=()
+			[[ " ${gids[*]} " = *" $gid "* ]] || gids+=("$gid")
+		fi
+	done
 	for ((r = 1; r <= runs; r++)); do
 		if [ $r -le "$scp_runs" ] && [ $scp_skip = 0 ]; then
 			run_one scp $G_ENV
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
 			say "$(printf '%-8s %-9s round %d  scp   %8ss  %s' "$G_ID" "$G_DIR" "$r" "$secs" "$st")"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$G_ID" "$G_LABEL" "$G_DIR" scp \
-				"$r" "$st" "$secs" "$kib" "$G_BYTES" "" >>"$RAW"
+			for g in "${gids[@]}"; do
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$G_LABEL" "$G_DIR" scp \
+					"$r" "$st" "$secs" "$kib" "$G_BYTES" "" "" >>"$RAW"
+			done
 			scp_done=$((scp_done + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
 				scp_skip=1
@@ -358,13 +549,14 @@ bench_group() {
 		fi
 		for ((i = 0; i < ${#cs[@]}; i++)); do
 			[ "${skip[i]}" = 0 ] || continue
-			IFS='|' read -r tool label goal envs <<<"${cs[i]}"
+			IFS='|' read -r tool label goal envs gid <<<"${cs[i]}"
 			# shellcheck disable=SC2086
 			run_one "$tool" $G_ENV $envs
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
-			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  (%s)' "$G_ID" "$G_DIR" "$r" "$tool" "$secs" "$st" "$label")"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$G_ID" "$label" "$G_DIR" "$tool" \
-				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" >>"$RAW"
+			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  (%s)%s' "${gid:-$G_ID}" "$G_DIR" "$r" \
+				"$tool" "$secs" "$st" "$label" "${R_ROUTE:+ route $R_ROUTE}")"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${gid:-$G_ID}" "$label" "$G_DIR" "$tool" \
+				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" "$R_ROUTE" >>"$RAW"
 			done_runs[i]=$((done_runs[i] + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
 				skip[i]=1
@@ -377,7 +569,7 @@ bench_group() {
 	fi
 	for ((i = 0; i < ${#cs[@]}; i++)); do
 		if [ "${done_runs[i]}" -lt "$runs" ]; then
-			IFS='|' read -r tool label goal envs <<<"${cs[i]}"
+			IFS='|' read -r tool label goal envs gid <<<"${cs[i]}"
 			note "$label, $G_DIR: $tool ran ${done_runs[i]} of $runs times (first run > ${long} s)"
 		fi
 	done
@@ -404,7 +596,7 @@ run_groups() {	# dir
 	fi
 	if want cm; then
 		label="ControlMaster $MB_CM MiB"
-		G_ID=cm G_LABEL=$label G_HOST=bench-cm G_NAME=cm.bin G_KIND=file
+		G_ID=cm G_LABEL=$label G_HOST=bench-cm-r0 G_NAME=cm.bin G_KIND=file
 		G_BYTES=$((MB_CM * 1048576)) G_LIMIT=$lim_big
 		bench_group "$runs" "fscp|$label|1.25|"
 	fi
@@ -440,6 +632,95 @@ run_groups() {	# dir
 		# scp needs ~4 round trips per file here (minutes per run): once is enough.
 		bench_group 1 "fscp|$label|100|"
 	fi
+	goal_groups
+	matrix_groups
+}
+
+# The issue's goals ("never slower than scp"), at the issue's sizes.
+goal_groups() {
+	local label lim=900 mb goal
+	if want_goal goal-near; then
+		label="goal: near plain host $MB_GOAL_BIG MiB"
+		G_ID=goal-near G_LABEL=$label G_HOST=bench-plain-r0 G_NAME=goal$MB_GOAL_BIG.bin
+		G_KIND=file G_BYTES=$((MB_GOAL_BIG * 1048576)) G_LIMIT=$lim
+		bench_group "$runs" "fscp|$label|1.5|"
+	fi
+	if want_goal goal-nearcm; then
+		label="goal: near master $MB_GOAL_BIG MiB"
+		G_ID=goal-nearcm G_LABEL=$label G_HOST=bench-cm-r0 G_NAME=goal$MB_GOAL_BIG.bin
+		G_KIND=file G_BYTES=$((MB_GOAL_BIG * 1048576)) G_LIMIT=$lim
+		bench_group "$runs" "fscp|$label|1.5|"
+	fi
+	if want_goal goal-plain50; then
+		label="goal: plain host $MB_GOAL_BIG MiB, 50 ms RTT"
+		G_ID=goal-plain50 G_LABEL=$label G_HOST=bench-plain-r50 G_NAME=goal$MB_GOAL_BIG.bin
+		G_KIND=file G_BYTES=$((MB_GOAL_BIG * 1048576)) G_LIMIT=$lim
+		bench_group "$runs" "fscp|$label|4|"
+	fi
+	if want_goal goal-cm50; then
+		label="goal: master $MB_GOAL_BIG MiB, 50 ms RTT"
+		G_ID=goal-cm50 G_LABEL=$label G_HOST=bench-cm-r50 G_NAME=goal$MB_GOAL_BIG.bin
+		G_KIND=file G_BYTES=$((MB_GOAL_BIG * 1048576)) G_LIMIT=$lim
+		bench_group "$runs" "fscp|$label|4|"
+	fi
+	if want_goal goal-proxy50; then
+		label="goal: ProxyCommand $MB_GOAL_PROXY MiB, 50 ms RTT"
+		G_ID=goal-proxy50 G_LABEL=$label G_HOST=bench-proxied-r50 G_NAME=goal$MB_GOAL_PROXY.bin
+		G_KIND=file G_BYTES=$((MB_GOAL_PROXY * 1048576)) G_LIMIT=$lim
+		bench_group "$runs" "fscp|$label|2|"
+	fi
+	for mb in 20 100; do
+		want_goal "goal-ssm$mb" || continue
+		label="goal: SSM $mb MiB, 1 s setup, ${aws_cpu} ms CPU/start"
+		G_ID=goal-ssm$mb G_LABEL=$label G_HOST=$ssm_id G_NAME=ssm$mb.bin G_KIND=file
+		G_BYTES=$((mb * 1048576)) G_LIMIT=$lim G_ENV="FSCP_SSM_SIM_SETUP_MS=1000"
+		if [ $mb = 20 ]; then goal=4.5; else goal=10; fi
+		bench_group "$runs" \
+			"fscp|$label, no direct route|$goal|FSCP_SSM_DIRECT=off" \
+			"fscp|$label, direct route||FSCP_SSM_DIRECT=auto"
+		G_ENV=''
+	done
+}
+
+# The matrix: one group per route and RTT (ids matrix-ROUTE-RTT), goal 1x.
+matrix_groups() {
+	local t lim label mb host sz route
+	local -a cs
+	if [ $quick = 1 ]; then lim=120; else lim=900; fi
+	for t in $m_rtts; do
+		for route in standard fresh controlmaster proxied proxyjump; do
+			want "matrix-$route-$t" || continue
+			mb=$m_mb
+			case $route in
+			standard|fresh) host=bench-plain-r$t ;;
+			controlmaster) host=bench-cm-r$t ;;
+			proxied) host=bench-proxied-r$t ;;
+			proxyjump) host=bench-jump-r$t ;;
+			esac
+			[ $route = fresh ] && mb=$m_fresh_mb
+			label="matrix: $route, $t ms RTT, $mb MiB"
+			G_ID=matrix-$route-$t G_LABEL=$label G_HOST=$host G_NAME=matrix$mb.bin
+			G_KIND=file G_BYTES=$((mb * 1048576)) G_LIMIT=$lim G_ENV=''
+			if [ $route = standard ]; then
+				bench_group "$runs" "fscp|$label|1|FSCP_ROUTE=standard"
+			else
+				bench_group "$runs" "fscp|$label|1|"
+			fi
+		done
+		# Both SSM rows share scp's runs (scp has no direct route).
+		cs=()
+		sz=$m_ssm_mb
+		want "matrix-ssm-parallel-$t" &&
+			cs+=("fscp|matrix: ssm-parallel, $t ms RTT, $sz MiB|1|FSCP_SSM_DIRECT=off|matrix-ssm-parallel-$t")
+		want "matrix-ssm-direct-$t" &&
+			cs+=("fscp|matrix: ssm-direct, $t ms RTT, $sz MiB|1|FSCP_SSM_DIRECT=auto|matrix-ssm-direct-$t")
+		[ ${#cs[@]} -gt 0 ] || continue
+		G_ID=matrix-ssm-$t G_LABEL="matrix: SSM, $t ms RTT, $sz MiB" G_HOST=$(m_ssm_id "$t")
+		G_NAME=matrix-ssm$sz.bin G_KIND=file G_BYTES=$((sz * 1048576)) G_LIMIT=$lim
+		G_ENV="FSCP_SSM_SIM_SETUP_MS=1000"
+		bench_group "$runs" "${cs[@]}"
+		G_ENV=''
+	done
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -465,7 +746,21 @@ mkdir -p "$out" || die "cannot create $out"
 stamp=$(date -u +%Y%m%d-%H%M%S)-$([ $quick = 1 ] && echo quick || echo full)
 "$py" "$here/report.py" "$RAW" "$W/machine" "$NOTES" "$out/$stamp" || die "report failed"
 cp "$RAW" "$out/$stamp.raw.tsv"
-say "results: $out/$stamp.{md,csv,svg,raw.tsv}"
+say "results: $out/$stamp.{md,csv,raw.tsv}, SVG: $(cd "$out" && ls "$stamp".svg "$stamp"-matrix.svg 2>/dev/null | tr '\n' ' ')"
+if [ -n "$publish" ]; then
+	# DATE-MODE, then DATE-MODE-2, ...: one name per run, never overwritten.
+	pname=$(date -u +%Y-%m-%d)-$([ $quick = 1 ] && echo quick || echo full)
+	n=1
+	pbase=$pname
+	while [ -e "$publish/$pbase.md" ]; do
+		n=$((n + 1))
+		pbase=$pname-$n
+	done
+	# Written again, not copied: the Markdown names its SVGs by its own name.
+	"$py" "$here/report.py" "$RAW" "$W/machine" "$NOTES" "$publish/$pbase" >/dev/null ||
+		die "report for $publish failed"
+	say "published: $(ls "$publish/$pbase".* "$publish/$pbase"-matrix.svg 2>/dev/null | tr '\n' ' ')"
+fi
 if [ -s "$W/failures" ]; then
 	say "$(wc -l <"$W/failures") run(s) failed or copied wrong data:"
 	sed 's/^/    /' "$W/failures" >&2

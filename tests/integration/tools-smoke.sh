@@ -1,7 +1,8 @@
 #!/bin/sh
 # Smoke test of the test tools (tests/tools): ssm-sim pacing and setup delay,
 # delayrelay's added round trip and half-close, and the fake aws CLI's
-# start-session / describe-instances paths.  Bounds are generous: this checks
+# start-session / describe-instances paths, its CPU cost per start and its
+# StartSession throttling.  Bounds are generous: this checks
 # that the tools work, it is not a benchmark.
 # Exit: 0 pass, 1 fail, 99 cannot run (automake's hard error).
 if [ -z "${BASH_VERSION:-}" ]; then
@@ -86,7 +87,9 @@ sink_port, source_port, echo_port = server(sink), server(source), server(echo)
 EXPECT = 1024 / 0.0012 / 1024   # KiB/s for the default 1024 B / 1.2 ms
 log = os.path.join(tmp, "sessions.log")
 env = dict(os.environ, FSCP_SSM_SIM_SETUP_MS="0", FSCP_SSM_SIM_LOG=log)
-for k in ("FSCP_SSM_SIM_CYCLE_US", "FSCP_SSM_SIM_DELAY_MS", "FSCP_SSM_SIM_PAYLOAD"):
+for k in ("FSCP_SSM_SIM_CYCLE_US", "FSCP_SSM_SIM_DELAY_MS", "FSCP_SSM_SIM_PAYLOAD",
+          "FSCP_FAKE_AWS_START_CPU_MS", "FSCP_FAKE_AWS_CPU_MS", "FSCP_FAKE_AWS_THROTTLE_AFTER",
+          "FSCP_FAKE_AWS_THROTTLE_WINDOW_MS", "FSCP_FAKE_AWS_THROTTLE_STATE"):
     env.pop(k, None)
 
 # 1. Throughput, both directions at once (independent sessions).
@@ -210,6 +213,53 @@ check(n_calls == 3, "fake aws logged %d invocations (expect 3)" % n_calls)
 with open(log) as f:
     n_lines = len(f.readlines())
 check(n_lines == 4, "ssm-sim session log has %d lines after the aws run (expect 4)" % n_lines)
+
+# 5. The CLI's start cost is CPU time (user+sys of the children), not sleep.
+import resource
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+env4 = dict(env3, FSCP_FAKE_AWS_START_CPU_MS="300", FSCP_FAKE_AWS_LOG="")
+c0 = child_cpu()
+r = subprocess.run(["sh", "-c", proxy], input=b"cpu\n", capture_output=True, env=env4, timeout=60)
+cpu = child_cpu() - c0
+check(r.returncode == 0 and r.stdout == b"cpu\n" and cpu >= 0.25,
+      "fake aws start-session with 300 ms CPU: %.3f s user+sys (expect >= 0.25), rc %d"
+      % (cpu, r.returncode))
+env4["FSCP_FAKE_AWS_START_CPU_MS"] = "0"
+env4["FSCP_FAKE_AWS_CPU_MS"] = "200"
+c0 = child_cpu()
+r = subprocess.run(["aws", "ec2", "describe-instances", "--instance-ids", "i-0123456789abcdef0",
+                    "--query", "Reservations[0].Instances[0].PrivateIpAddress", "--output", "text"],
+                   capture_output=True, env=env4, timeout=60)
+cpu = child_cpu() - c0
+check(r.returncode == 0 and r.stdout == b"10.1.2.3\n" and cpu >= 0.15,
+      "fake aws describe-instances with 200 ms CPU: %.3f s user+sys (expect >= 0.15)" % cpu)
+c0 = child_cpu()
+r = subprocess.run(["sh", "-c", proxy], input=b"", capture_output=True,
+                   env=dict(env3, FSCP_FAKE_AWS_LOG=""), timeout=60)
+cpu = child_cpu() - c0
+check(r.returncode == 0 and cpu < 0.2,
+      "fake aws start-session burns no CPU by default (%.3f s)" % cpu)
+
+# 6. Throttling: the N+1-th start within the window fails as the real CLI does.
+state = os.path.join(tmp, "starts")
+env5 = dict(env3, FSCP_FAKE_AWS_LOG="", FSCP_FAKE_AWS_THROTTLE_AFTER="2",
+            FSCP_FAKE_AWS_THROTTLE_WINDOW_MS="60000", FSCP_FAKE_AWS_THROTTLE_STATE=state)
+rcs, errs = [], []
+for i in range(3):
+    r = subprocess.run(["sh", "-c", proxy], input=b"", capture_output=True, env=env5, timeout=60)
+    rcs.append(r.returncode)
+    errs.append(r.stderr)
+want = (b"An error occurred (ThrottlingException) when calling the StartSession "
+        b"operation: Rate exceeded\n")
+check(rcs == [0, 0, 254] and errs[2].endswith(want),
+      "fake aws THROTTLE_AFTER=2: starts exit %s (expect 0 0 254), third says %r"
+      % (rcs, errs[2][-90:]))
+r = subprocess.run(["sh", "-c", proxy], input=b"again\n", capture_output=True,
+                   env=dict(env5, FSCP_FAKE_AWS_THROTTLE_WINDOW_MS="1"), timeout=60)
+check(r.returncode == 0 and r.stdout == b"again\n",
+      "fake aws: a start after the window has passed gets through (rc %d)" % r.returncode)
 
 sys.exit(1 if failures else 0)
 PYEOF

@@ -11,6 +11,8 @@
  *   - a fixed one-way delay per direction (a timestamped queue), no window;
  *   - no loss, no reordering, half-close on EOF.
  * Single-threaded: ppoll() with nanosecond timeouts drives both directions.
+ * -C burns CPU time first, as the aws CLI does before it reaches AWS (-X:
+ * only that, no session: the fake CLI's other commands use it).
  */
 #include "config.h"
 
@@ -43,6 +45,8 @@ struct sim_opts {
 	long cycle_us;
 	long delay_ms;
 	long payload;
+	long start_cpu_ms;	/* CPU time to burn before the setup delay */
+	bool burn_only;		/* -X: burn start_cpu_ms and exit, no target */
 	const char *logfile;
 	const char *target;	/* host:port */
 	int verbose;
@@ -131,7 +135,8 @@ sim_usage(void)
 {
 	fprintf(stderr,
 	    "usage: ssm-sim [-v] [-s setup_ms] [-c cycle_us] [-d delay_ms] [-p payload]\n"
-	    "               [-L logfile] host:port\n"
+	    "               [-C cpu_ms] [-L logfile] host:port\n"
+	    "       ssm-sim -X -C cpu_ms\n"
 	    "env: FSCP_SSM_SIM_SETUP_MS FSCP_SSM_SIM_CYCLE_US FSCP_SSM_SIM_DELAY_MS\n"
 	    "     FSCP_SSM_SIM_PAYLOAD FSCP_SSM_SIM_LOG (flags win)\n");
 	exit(2);
@@ -149,20 +154,59 @@ sim_parse(int argc, char **argv, struct sim_opts *o)
 	o->logfile = getenv("FSCP_SSM_SIM_LOG");
 	if (o->logfile != NULL && *o->logfile == '\0')
 		o->logfile = NULL;
-	while ((c = getopt(argc, argv, "vs:c:d:p:L:")) != -1) {
+	while ((c = getopt(argc, argv, "vs:c:d:p:C:XL:")) != -1) {
 		switch (c) {
 		case 'v': o->verbose++; break;
 		case 's': o->setup_ms = sim_arg_long("-s", optarg, 0, 3600000); break;
 		case 'c': o->cycle_us = sim_arg_long("-c", optarg, 0, 10000000); break;
 		case 'd': o->delay_ms = sim_arg_long("-d", optarg, 0, 600000); break;
 		case 'p': o->payload = sim_arg_long("-p", optarg, 1, SIM_MAX_PAYLOAD); break;
+		case 'C': o->start_cpu_ms = sim_arg_long("-C", optarg, 0, 3600000); break;
+		case 'X': o->burn_only = true; break;
 		case 'L': o->logfile = optarg; break;
 		default: sim_usage();
 		}
 	}
+	if (o->burn_only) {
+		if (optind != argc)
+			sim_usage();
+		return;
+	}
 	if (optind + 1 != argc)
 		sim_usage();
 	o->target = argv[optind];
+}
+
+static int64_t
+sim_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The CLI's start-up cost: CPU time, not wall time, so that many starts at
+ * once on few cores take as long as they would with the real CLI.  Mostly
+ * user time (arithmetic between clock reads), some system time (the reads). */
+static void
+sim_burn_cpu(long ms)
+{
+	int64_t end = sim_cpu_ns() + (int64_t)ms * 1000000;
+	volatile uint64_t x = 88172645463325252ull;
+
+	if (ms <= 0)
+		return;
+	while (sim_cpu_ns() < end) {
+		for (int i = 0; i < 20000; i++) {
+			uint64_t v = x;
+
+			v ^= v << 13;
+			v ^= v >> 7;
+			v ^= v << 17;
+			x = v;
+		}
+	}
 }
 
 /* Connect to "host:port" or "[v6]:port"; returns the socket or -1. */
@@ -495,9 +539,15 @@ main(int argc, char **argv)
 
 	log_init("ssm-sim", 0);
 	sim_parse(argc, argv, &o);
+	if (o.burn_only) {
+		sim_burn_cpu(o.start_cpu_ms);
+		return 0;
+	}
 	/* A closed ssh side must show up as EPIPE, not kill us silently. */
 	signal(SIGPIPE, SIG_IGN);
 	sim_log_session(&o);
+	/* The CLI's own start (Python, botocore) before it calls AWS. */
+	sim_burn_cpu(o.start_cpu_ms);
 	/* StartSession, websocket handshakes and the agent's worker start. */
 	sim_sleep_until(sim_now() + (int64_t)o.setup_ms * 1000000);
 	sock = sim_connect(o.target);
