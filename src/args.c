@@ -6,6 +6,8 @@
  */
 #include "config.h"
 #include "args.h"
+#include "log.h"
+#include "route.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -425,4 +427,38 @@ args_usage(const char *prog, char *buf, size_t len)
 	    "           [-P port] [-S program] [-X sftp_option] source ... target\n",
 	    prog != NULL ? prog : "scp");
 	return buf;
+}
+
+void
+args_read_env(struct fscp_opts *o)
+{
+	const char *v = getenv("FSCP_ROUTE");
+	enum route_force f;
+	char *end;
+
+	if (route_force_parse(v, &f) != 0) {
+		log_verbose("FSCP_ROUTE=%s not understood; using auto", v);
+		f = ROUTE_FORCE_AUTO;
+	}
+	o->route_force = f;
+	o->connections = 0;
+	if ((v = getenv("FSCP_CONNECTIONS")) != NULL && *v != '\0') {
+		long n = strtol(v, &end, 10);
+
+		if (*end != '\0' || n < 1 || n > ROUTE_MAX_CONNS)
+			log_verbose("FSCP_CONNECTIONS=%s ignored (1..%d)", v, ROUTE_MAX_CONNS);
+		else
+			o->connections = (int)n;
+	}
+	v = getenv("FSCP_SSM_DIRECT");
+	o->ssm_direct = v != NULL && *v != '\0' && strcmp(v, "auto") != 0 ? v : NULL;
+	o->ssm_start_cpu_s = 0;
+	if ((v = getenv("FSCP_SSM_START_CPU")) != NULL && *v != '\0') {
+		double d = strtod(v, &end);
+
+		if (*end != '\0' || !(d >= 0 && d <= 60))
+			log_verbose("FSCP_SSM_START_CPU=%s ignored (seconds, 0..60)", v);
+		else
+			o->ssm_start_cpu_s = d;
+	}
 }

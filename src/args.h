@@ -51,6 +51,13 @@ struct fscp_opts {
 	size_t sftp_buflen;		/* -X buffer=N; 0 = default (server maximum) */
 	unsigned sftp_nrequests;	/* -X nrequests=N; 0 = default */
 
+	/* fscp's own knobs, read from the environment once (args_read_env):
+	 * FSCP_ROUTE, FSCP_CONNECTIONS, FSCP_SSM_DIRECT, FSCP_SSM_START_CPU. */
+	int route_force;		/* enum route_force */
+	int connections;		/* 1..ROUTE_MAX_CONNS; 0: fscp chooses */
+	const char *ssm_direct;		/* "off", an address, or NULL (auto) */
+	double ssm_start_cpu_s;		/* CPU one aws CLI start burns; 0: default */
+
 	char **operands;		/* points into argv */
 	int noperands;
 
@@ -66,6 +73,9 @@ struct fscp_opts {
  * getopt message leave diag empty. */
 enum args_status args_parse(int argc, char **argv, struct fscp_opts *o);
 void args_free(struct fscp_opts *o);
+/* The FSCP_* variables into o; what is not understood is said under -v
+ * (call after the log level is set) and left at its default. */
+void args_read_env(struct fscp_opts *o);
 
 /* scp's usage text with prog in place of "scp" (NULL means "scp"), ending
  * in "\n".  The continuation lines keep scp's fixed 11-space indent, so pass

@@ -483,7 +483,10 @@ hostkey_check(const struct sshcfg *cfg, const struct hostkey_peer *peer, ssh_key
 		hostkey_scan_free(&bare);
 	}
 	r->verdict = hostkey_decide(&f);
-	if (r->verdict == HOSTKEY_ADD) {
+	if (r->verdict == HOSTKEY_ADD && peer->never_add) {
+		r->verdict = HOSTKEY_DEFER;
+		snprintf(r->msg, sizeof(r->msg), "the host key is not known yet: ssh records it");
+	} else if (r->verdict == HOSTKEY_ADD) {
 		if (record(cfg, r->name, key) == 0)
 			fprintf(stderr, "Warning: Permanently added '%s' (%s) to the list of "
 			    "known hosts.\r\n", r->name, r->type);

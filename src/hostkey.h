@@ -88,6 +88,8 @@ void hostkey_scan_free(struct hostkey_scan *s);
 struct hostkey_peer {
 	bool via_proxy;		/* a ProxyCommand socket: no address */
 	bool loopback;		/* a TCP connection to 127.0.0.0/8 or ::1 */
+	bool never_add;		/* a key ssh would add: DEFER instead (another
+				   connection to the host, ssh's, may add it) */
 };
 
 struct hostkey_result {

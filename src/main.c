@@ -567,6 +567,7 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
+	args_read_env(&o);
 	if (o.server_to || o.server_from)
 		exit(scp_legacy_server(&o));
 

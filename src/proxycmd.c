@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -213,6 +214,25 @@ proxycmd_hold_end(struct proxycmd_hold *h, bool show)
 	h->len = 0;
 	pthread_mutex_unlock(&h->lock);
 	hold_unref(h);
+}
+
+bool
+proxycmd_hold_has(struct proxycmd_hold *h, const char *needle, int wait_ms)
+{
+	bool found = false;
+
+	if (h == NULL)
+		return false;
+	for (int waited = 0;; waited += 10) {
+		pthread_mutex_lock(&h->lock);
+		found = h->buf != NULL && memmem(h->buf, h->len, needle, strlen(needle)) != NULL;
+		pthread_mutex_unlock(&h->lock);
+		if (found || waited >= wait_ms)
+			return found;
+		struct timespec ts = { 0, 10 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* What the child wrote on stderr: kept, shown or dropped as the hold

@@ -75,6 +75,10 @@ struct proxycmd_hold;
 int proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen);
 void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
+/* Whether what the child wrote so far (and is still held) contains needle,
+ * waiting up to wait_ms for more to come (its last words may trail its
+ * exit).  NULL-safe (false). */
+bool proxycmd_hold_has(struct proxycmd_hold *h, const char *needle, int wait_ms);
 
 /* ---- AWS SSM detection (pure) ------------------------------------------ */
 

@@ -1,19 +1,17 @@
 /* route: the route decision, pure.
  *
- * Cost model (numbers in DESIGN.md and ssm-model.md):
+ * Cost model (the SSM figures are the simulator's and a real CLI's, measured):
  *
  * SSM.  One SSM session moves R ~ 833 KiB/s per direction whatever the link
- * (the plugin/agent sleep 1 ms per 1 KiB message) and costs T_setup ~ 1-3 s
- * (CLI start, StartSession, websocket, agent worker, ssh handshake).  N
- * sessions start in parallel, so the wall time is about
- *     T(N) = T_setup + S / (N * R),
- * which falls with N; but each session also costs an aws CLI process (CPU
- * heavy), an API call and an agent worker.  A session is worth opening only
- * if it then moves at least as long as it took to start, i.e. at least
- * R * T_setup bytes (~1.6 MiB at 2 s): N = S / (R * T_setup), at least 1 and
- * at most 8.  N = 1 is exactly what scp does, so that is the standard route.
- * A direct address with the right host key beats every SSM variant even for
- * a tiny copy (no SSM start-up at all), so ssm-direct does not depend on S.
+ * (the plugin/agent sleep 1 ms per 1 KiB message).  Starting one costs an
+ * aws CLI process that burns ~0.6 s of CPU, then ~1.4 s of wall time
+ * (StartSession, websocket, agent worker, ssh handshake), so sessions start
+ * in waves as wide as the cores and route_ssm_sessions counts what each
+ * wave costs: a session is opened only when it comes up early enough to
+ * shorten the copy.  N = 1 is exactly what scp does, so that is the
+ * standard route.  A direct address with the right host key beats every
+ * SSM variant even for a tiny copy (no SSM start-up at all), so ssm-direct
+ * does not depend on S.
  *
  * ControlMaster.  A fresh connection costs a handshake and authentication:
  * tens of ms on loopback/LAN, 3-4 round trips on a WAN.  It pays when
@@ -31,8 +29,14 @@
  *
  * Unknown size (a download before its listing): a live master or ssh lists
  * first (no extra handshake) and the route is decided again with the size
- * known (grow).  For SSM it is treated as large: a second round of SSM
- * start-ups would cost as much as the sessions save on a mid-size copy. */
+ * known (grow), and with the round trip the listing measured: near, new
+ * connections pay only for big copies; far, they join a copy that already
+ * runs on the listing connection and pay from 8 MiB.  For SSM it counts
+ * as ROUTE_SSM_UNKNOWN_BYTES: the copy starts on the first session and
+ * the later waves, which a small copy ends before, are never started.
+ *
+ * Another proxy or jump host (a bastion): one connection through it, as
+ * ssh's, with several SFTP channels (proxied), from 8 MiB. */
 #include "config.h"
 #include "route.h"
 #include "sshcfg.h"
@@ -49,6 +53,7 @@ route_name(enum route_kind k)
 	case ROUTE_FRESH: return "fresh";
 	case ROUTE_SSM_DIRECT: return "ssm-direct";
 	case ROUTE_SSM_PARALLEL: return "ssm-parallel";
+	case ROUTE_PROXIED: return "proxied";
 	}
 	return "?";
 }
@@ -99,18 +104,48 @@ route_format_bytes(long long b, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
+/* SSM sessions start in waves: each aws CLI burns start_cpu_s of CPU
+ * before it reaches AWS, so on `cores` CPUs at most `cores` start side by
+ * side and wave k (from 0) carries data from
+ *     t_k = (k + 1) * start_cpu_s + setup_s.
+ * Started all at once, N CLIs share the cores and none is up before
+ * N / cores * start_cpu_s (12 at 0.6 s on 2 cores: 3.6 s, where waves have
+ * the first two up at 0.6 s).  With sessions i = 0..N-1 up at t_i, each
+ * moving R, the copy of S bytes ends at
+ *     T(N) = (S / R + sum t_i) / N     (when every t_i < T(N)),
+ * and one more session pays only when it comes up before T(N), by
+ * ROUTE_SSM_GAIN_S at least; N = 1 is scp's own copy.  A download's size
+ * is unknown before its listing: it counts as ROUTE_SSM_UNKNOWN_BYTES, and
+ * the waves a small one does not need are never started. */
 int
-route_ssm_sessions(long long bytes, int max)
+route_ssm_sessions(long long bytes, const struct route_ssm_cost *c, int max,
+    double *finish_s)
 {
-	long long per = ROUTE_SSM_RATE * ROUTE_SSM_SETUP_MS / 1000;
-	long long n;
+	int wave = c != NULL && c->cores > 0 ? c->cores : 1;
+	double cpu = c != NULL && c->start_cpu_s > 0 ? c->start_cpu_s :
+	    ROUTE_SSM_START_CPU_MS / 1000.0;
+	double setup = c != NULL && c->setup_s > 0 ? c->setup_s : ROUTE_SSM_SETUP_MS / 1000.0;
+	double work, sum, t;
+	int n;
 
 	if (max < 1)
 		max = 1;
 	if (bytes < 0)
-		return max;
-	n = bytes / per;
-	return n < 1 ? 1 : n > max ? max : (int)n;
+		bytes = ROUTE_SSM_UNKNOWN_BYTES;
+	work = (double)bytes / (double)ROUTE_SSM_RATE;
+	sum = cpu + setup;
+	t = work + sum;
+	for (n = 1; n < max; n++) {
+		double next = (double)(n / wave + 1) * cpu + setup;
+
+		if (next + ROUTE_SSM_GAIN_S > t)
+			break;
+		sum += next;
+		t = (work + sum) / (n + 1);
+	}
+	if (finish_s != NULL)
+		*finish_s = t;
+	return n;
 }
 
 /* In flight per connection: enough to cover the round trip at a rate one
@@ -143,26 +178,101 @@ route_inflight_bytes(double rtt_ms, bool upload)
 /* A channel keeps ROUTE_UPLOAD_INFLIGHT_MAX of WRITEs in flight (the server
  * gives each channel a 2 MiB window; bigger bursts cost sshd copies, see
  * above), so a far connection's upload rate is channels x 1 MiB per round
- * trip.  One channel per ROUTE_CHANNEL_MS of round trip keeps a connection
- * near 80 MB/s up to the cap; near servers are CPU-bound and get one (a
- * second channel there only adds a server process).  Unknown: one. */
+ * trip.  One channel per ROUTE_CHANNEL_MS of round trip on each of
+ * ROUTE_FRESH_CONNS connections keeps the copy near 320 MB/s; fewer
+ * connections (one through a bastion) get more channels each, up to the
+ * cap.  Near servers are CPU-bound and get one (a second channel there
+ * only adds a server process).  Unknown: one. */
 int
-route_channels(double rtt_ms, int max)
+route_channels(double rtt_ms, int conns, int max)
 {
-	int n;
+	double n;
 
 	if (max < 1)
 		return 1;
+	if (conns < 1)
+		conns = 1;
 	if (!(rtt_ms >= 0) || rtt_ms < ROUTE_CHANNEL_MS)
 		return 1;
-	n = (int)(rtt_ms / ROUTE_CHANNEL_MS + 0.5);
-	return n < 1 ? 1 : n > max ? max : n;
+	n = rtt_ms / ROUTE_CHANNEL_MS * ROUTE_FRESH_CONNS / conns + 0.5;
+	return n < 1 ? 1 : n > max ? max : (int)n;
+}
+
+/* A server this near (the same host or a LAN) is not held back by windows
+ * or round trips; the copy is bound by CPU, and more connections than half
+ * the local cores only compete for it.  The round trip is one measured end
+ * to end, through whatever relays the path has. */
+int
+route_near_connections(double rtt_ms, int cores)
+{
+	if (!(rtt_ms >= 0) || rtt_ms >= ROUTE_NEAR_MS)
+		return 0;
+	return cores >= 2 ? cores / 2 : 1;
+}
+
+/* Everything the engine is told about a route, from the round trip
+ * (< 0: unknown).  The standard route is one ssh, as scp's: far from the
+ * server it keeps at least what scp keeps in flight (a far upload with
+ * 1 MiB in flight is slower than scp's 2 MiB, 0.78x at 50 ms); near, what
+ * route_inflight_bytes found faster.  SSM sessions are capped by their
+ * data channel (~833 KiB/s): more in flight only queues in the proxy and
+ * starves the other sessions, and small pieces keep every session busy to
+ * the end.  Bypass connections: route_channels channels, which share the
+ * connection's read budget (each has its own window; the rate to aim at
+ * is the connection's) while writes stay per channel (each channel's
+ * window caps them). */
+void
+route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
+{
+	bool near = rtt_ms >= 0 && rtt_ms < ROUTE_NEAR_MS;
+
+	t->channels = 1;
+	t->chunk = ROUTE_CHUNK_FAST;
+	t->read_inflight = route_inflight_bytes(rtt_ms, false);
+	t->write_inflight = route_inflight_bytes(rtt_ms, true);
+	switch (kind) {
+	case ROUTE_SSM_PARALLEL:
+		t->chunk = ROUTE_CHUNK_SSM;
+		t->read_inflight = t->write_inflight = ROUTE_SSM_INFLIGHT;
+		return;
+	case ROUTE_STANDARD:
+		if (!near) {
+			if (t->read_inflight < ROUTE_SCP_INFLIGHT)
+				t->read_inflight = ROUTE_SCP_INFLIGHT;
+			if (t->write_inflight < ROUTE_SCP_INFLIGHT)
+				t->write_inflight = ROUTE_SCP_INFLIGHT;
+		}
+		return;
+	default:
+		t->channels = route_channels(rtt_ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);
+		t->read_inflight /= (uint64_t)t->channels;
+		if (t->read_inflight < ROUTE_INFLIGHT_MIN)
+			t->read_inflight = ROUTE_INFLIGHT_MIN;
+		return;
+	}
 }
 
 static int
 clamp_conns(int n)
 {
 	return n < 1 ? 1 : n > ROUTE_MAX_CONNS ? ROUTE_MAX_CONNS : n;
+}
+
+/* The listing measured a round trip under ROUTE_NEAR_MS. */
+static bool
+near_rtt(const struct route_input *in)
+{
+	return in->rtt_ms > 0 && in->rtt_ms < ROUTE_NEAR_MS;
+}
+
+/* The size from which new connections pay, given what the listing
+ * measured: far away they join a copy already running on the listing
+ * connection, so they cost nothing and pay from ROUTE_FRESH_MIN_BYTES;
+ * near (or not measured yet) only for copies of at least near_min. */
+static long long
+far_min(const struct route_input *in, long long near_min)
+{
+	return in->rtt_ms >= ROUTE_NEAR_MS ? ROUTE_FRESH_MIN_BYTES : near_min;
 }
 
 static void
@@ -196,10 +306,16 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	if (in->connections_wanted > 0)
 		n = clamp_conns(in->connections_wanted);
 	else {
-		n = route_ssm_sessions(in->bytes, ROUTE_SSM_MAX_SESSIONS);
+		struct route_ssm_cost c = { .cores = in->cores, .start_cpu_s = in->ssm_start_cpu_s };
+
+		n = route_ssm_sessions(in->bytes, &c, ROUTE_SSM_MAX_SESSIONS, NULL);
 		if (forced && n < 2)
 			n = 2;
 	}
+	/* As many CLIs at once as there are cores, one wave per start. */
+	out->wave = in->cores > 0 ? in->cores : 1;
+	out->wave_s = in->ssm_start_cpu_s > 0 ? in->ssm_start_cpu_s :
+	    ROUTE_SSM_START_CPU_MS / 1000.0;
 	if (n == 1) {
 		out->kind = ROUTE_STANDARD;
 		out->connections = 1;
@@ -228,14 +344,33 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 	    ROUTE_FRESH_CONNS;
 
 	/* Through another proxy or jump host, more connections mean more load
-	 * on a machine that is not the user's: stay with ssh. */
-	if (cfg->proxycommand != NULL && !forced) {
-		standard(out, "ProxyCommand is not AWS SSM and no ControlMaster is live");
-		return;
-	}
-	if (cfg->proxyjump != NULL && !forced) {
-		standard(out, "ProxyJump host is not reached through AWS SSM and no "
-		    "ControlMaster is live");
+	 * on a machine that is not the user's: one connection, as ssh's, but
+	 * with several channels and wide windows, once the copy is big enough
+	 * to pay for a second proxy and handshake. */
+	if ((cfg->proxycommand != NULL || cfg->proxyjump != NULL)) {
+		what = cfg->proxycommand != NULL ? "ProxyCommand is not AWS SSM" :
+		    "ProxyJump host is not reached through AWS SSM";
+		if (!forced && in->bytes < 0) {
+			snprintf(why, sizeof(why), "%s and no ControlMaster is live; size "
+			    "unknown until listed", what);
+			standard(out, why);
+			out->grow = true;
+			return;
+		}
+		if (!forced && in->bytes <
+		    (near_rtt(in) ? ROUTE_BIG_BYTES : ROUTE_PROXIED_MIN_BYTES)) {
+			snprintf(why, sizeof(why), "%s and no ControlMaster is live; %s to move",
+			    what, size);
+			standard(out, why);
+			return;
+		}
+		n = in->connections_wanted > 0 ? clamp_conns(in->connections_wanted) : 1;
+		out->kind = ROUTE_PROXIED;
+		out->connections = n;
+		snprintf(out->reason, sizeof(out->reason),
+		    "%s; %s to move: %d connection%s through the same proxy, with several "
+		    "SFTP channels%s", what, size, n, n == 1 ? "" : "s",
+		    forced ? " (forced)" : "");
 		return;
 	}
 	what = "no ControlMaster or SSM proxy";
@@ -245,7 +380,7 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		out->grow = true;
 		return;
 	}
-	if (!forced && in->bytes < ROUTE_BIG_BYTES) {
+	if (!forced && in->bytes < far_min(in, ROUTE_BIG_BYTES)) {
 		snprintf(why, sizeof(why), "%s; %s to move", what, size);
 		standard(out, why);
 		return;
@@ -302,7 +437,8 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->grow = true;
 			return;
 		}
-		if (!forced && in->bytes >= 0 && in->bytes < ROUTE_FRESH_MIN_BYTES) {
+		if (!forced && in->bytes >= 0 &&
+		    in->bytes < (near_rtt(in) ? ROUTE_BIG_BYTES : ROUTE_FRESH_MIN_BYTES)) {
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; small copy (%s) "
 			    "stays on the live master", cfg->controlpath, size);

@@ -6,6 +6,8 @@
  *                 key known for the instance: direct libssh connections
  *   ssm-parallel  SSM ProxyCommand, no direct path: N sessions, each with
  *                 its own proxy
+ *   proxied       another ProxyCommand or ProxyJump (a bastion): one libssh
+ *                 connection through the same proxy, several SFTP channels
  *
  * The caller gathers the facts (ssh -G, a connect() on the ControlPath, the
  * direct probe, the size of the sources) and prints the reason under -v:
@@ -19,21 +21,31 @@
 
 struct sshcfg;
 
-enum route_kind { ROUTE_STANDARD, ROUTE_FRESH, ROUTE_SSM_DIRECT, ROUTE_SSM_PARALLEL };
+enum route_kind { ROUTE_STANDARD, ROUTE_FRESH, ROUTE_SSM_DIRECT, ROUTE_SSM_PARALLEL,
+	ROUTE_PROXIED };
 enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 
 /* Tunables, with the reasoning in route.c. */
 #define ROUTE_FRESH_MIN_BYTES	(8LL << 20)	/* below: stay on a live master */
 #define ROUTE_FRESH_CONNS	4
-#define ROUTE_BIG_BYTES		(64LL << 20)	/* plain host: fresh from here on */
+#define ROUTE_BIG_BYTES		(64LL << 20)	/* plain host: fresh from here on;
+						   near, also beside a master */
+#define ROUTE_PROXIED_MIN_BYTES	(8LL << 20)	/* through a bastion: from here on */
 #define ROUTE_SSM_RATE		853333LL	/* B/s, one SSM session, one direction */
-#define ROUTE_SSM_SETUP_MS	2000LL		/* start-session + ssh handshake */
-#define ROUTE_SSM_MAX_SESSIONS	16
+#define ROUTE_SSM_START_CPU_MS	600		/* CPU one `aws ssm start-session` burns
+						   before it reaches AWS (CLI v1,
+						   measured: 0.58 s user + 0.10 s sys) */
+#define ROUTE_SSM_SETUP_MS	1400LL		/* then StartSession, websocket, agent,
+						   ssh handshake (wall time) */
+#define ROUTE_SSM_MAX_SESSIONS	32
+#define ROUTE_SSM_UNKNOWN_BYTES	(64LL << 20)	/* a download before its listing */
+#define ROUTE_SSM_GAIN_S	0.2		/* a session must save this much */
 #define ROUTE_MAX_CONNS		64
 #define ROUTE_INFLIGHT_RATE	256000000.0	/* B/s one connection may aim at */
 #define ROUTE_INFLIGHT_MIN	(256ull << 10)	/* per connection, a near server */
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
+#define ROUTE_NEAR_MS		2.0	/* a round trip under this: same host or LAN */
 #define ROUTE_MAX_CHANNELS	8	/* SFTP channels on one connection (sshd's
 					   MaxSessions is 10 by default) */
 #define ROUTE_CHANNEL_MS	12.5	/* a round trip this long is worth a channel */
@@ -46,7 +58,11 @@ struct route_input {
 	bool direct_ok;		/* a direct address presented the known host key */
 	const char *direct_why;	/* why not, when !direct_ok (may be NULL) */
 	long long bytes;	/* bytes to move; -1 when unknown */
+	double rtt_ms;		/* round trip measured on the listing connection;
+				   < 0 (or 0 in a zeroed input): not known */
 	int connections_wanted;	/* from env/option; 0 = choose */
+	int cores;		/* local CPUs (0: one) */
+	double ssm_start_cpu_s;	/* CPU time of one SSM CLI start; 0: the default */
 	enum route_force force;
 	bool legacy_or_special;	/* -O, -D, -S non-ssh, -3 ... → standard */
 	const char *special_why;	/* e.g. "-O (legacy scp protocol)" */
@@ -56,6 +72,8 @@ struct route_decision {
 	enum route_kind kind;
 	int connections;	/* connections (fresh/direct) or SSM sessions; 1 for standard */
 	bool grow;		/* standard for now: decide again once the size is known */
+	int wave;		/* ssm-parallel: sessions started together (0: all) */
+	double wave_s;		/* ... and the seconds between two waves */
 	char reason[256];
 };
 
@@ -67,13 +85,39 @@ const char *route_name(enum route_kind k);
 int route_force_parse(const char *s, enum route_force *out);
 /* "512 B", "8.0 MiB", "1.0 GiB", "unknown size" (for -1). */
 void route_format_bytes(long long bytes, char *buf, size_t len);
-/* Number of SSM sessions worth opening for bytes (1..max), see route.c. */
-int route_ssm_sessions(long long bytes, int max);
+/* What starting SSM sessions costs on this machine. */
+struct route_ssm_cost {
+	int cores;		/* CLIs that run side by side (a wave) */
+	double start_cpu_s;	/* CPU each CLI start burns */
+	double setup_s;		/* wall time after that until the session carries data */
+};
+/* Number of SSM sessions worth opening for bytes (-1: unknown), 1..max:
+ * the count that ends the copy soonest when sessions start in waves of
+ * cores, see route.c.  *finish_s (may be NULL): the copy's modelled end. */
+int route_ssm_sessions(long long bytes, const struct route_ssm_cost *c, int max,
+    double *finish_s);
 /* READ (or, upload, WRITE) bytes worth keeping in flight on one connection
  * whose SFTP round trip is rtt_ms (< 0: unknown), see route.c. */
 uint64_t route_inflight_bytes(double rtt_ms, bool upload);
-/* SFTP channels worth opening on one connection whose round trip is
- * rtt_ms (< 0: unknown), at most max; see route.c. */
-int route_channels(double rtt_ms, int max);
+/* How a route's connections are driven, once the round trip is known. */
+struct route_tuning {
+	int channels;			/* SFTP channels per connection */
+	uint64_t read_inflight;		/* READ bytes in flight per channel */
+	uint64_t write_inflight;	/* WRITE bytes in flight per channel */
+	uint64_t chunk;			/* how big files are cut across channels */
+};
+/* scp's own pipeline: 64 requests of 32 KiB (sftp-client.c defaults). */
+#define ROUTE_SCP_INFLIGHT	(64ull * 32768)
+#define ROUTE_CHUNK_FAST	(4ull << 20)
+#define ROUTE_CHUNK_SSM		(256ull << 10)
+#define ROUTE_SSM_INFLIGHT	(512ull << 10)
+void route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t);
+
+/* Connections a server rtt_ms away is worth on a machine with cores
+ * cores: 0 when it is not near (or not known to be), else half the cores. */
+int route_near_connections(double rtt_ms, int cores);
+/* SFTP channels worth opening on each of conns connections whose round
+ * trip is rtt_ms (< 0: unknown), at most max; see route.c. */
+int route_channels(double rtt_ms, int conns, int max);
 
 #endif

@@ -26,11 +26,6 @@
 
 #include <openssl/crypto.h>
 
-/* How the engine cuts files across connections: SSM sessions are slow,
- * so small pieces keep all of them busy to the end. */
-#define SESSION_CHUNK_SSM	(256ull << 10)
-#define SESSION_SSM_INFLIGHT	(512ull << 10)
-#define SESSION_CHUNK_FAST	(4ull << 20)
 /* A direct route to an SSM instance is probed with this connect timeout. */
 #define SESSION_PROBE_TIMEOUT	3
 /* Smallest copy for which a direct route to an SSM instance is looked for. */
@@ -128,9 +123,10 @@ session_jump_is_ssm(const struct fscp_opts *o, const char *spec)
 /* ssm-direct: where does the instance answer directly?  FSCP_SSM_DIRECT is
  * off, auto (ask the user's own aws CLI) or an address. */
 static char *
-session_ssm_address(const struct proxycmd_ssm *ssm, const char *instance, const char **why)
+session_ssm_address(const struct fscp_opts *o, const struct proxycmd_ssm *ssm,
+    const char *instance, const char **why)
 {
-	const char *mode = getenv("FSCP_SSM_DIRECT");
+	const char *mode = o->ssm_direct;
 	struct strv argv = { 0 };
 	char buf[512] = "";
 	struct proc_spec ps = {
@@ -222,6 +218,8 @@ struct session_job {
 	double ready_s;		/* seconds from the batch's start */
 	bool done, taken;	/* under batch->lock */
 	bool unused;		/* a channel slot the connection did not open */
+	int abort_fd;		/* a dup of its socket while it connects, under
+				   batch->lock; -1 when none */
 };
 
 /* Connections being opened side by side, each with up to per SFTP
@@ -236,6 +234,10 @@ struct session_pending {
 	int ok;			/* connections up so far */
 	int chans;		/* channels up so far */
 	bool probe;		/* the first connection says how many more start */
+	bool spec;		/* opened before the listing, in case it pays */
+	int wave;		/* > 0: connections started together, ... */
+	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
+	pthread_t pacer;	/* starts the later waves; 0: none */
 	bool expanded;		/* ... it has */
 	int started;		/* connections whose thread was started */
 	double t0, last;	/* start, and when the latest came up */
@@ -247,6 +249,7 @@ struct session_pending {
 };
 
 static int session_near_limit(double rtt_ms);
+static void session_reap(pid_t pid);
 
 /* A banner later than this after the connect means a far server: the
  * other connections start at once instead of after the first's login. */
@@ -258,6 +261,9 @@ session_job_finish(struct session_job *j)
 {
 	struct session_pending *b = j->batch;
 
+	if (j->abort_fd >= 0)
+		close(j->abort_fd);
+	j->abort_fd = -1;
 	j->done = true;
 	j->ready_s = clock_now() - b->t0;
 	if (j->rc == SSHCONN_OK) {
@@ -318,24 +324,14 @@ session_channels_start(struct session_job *j, struct fscp_stream *st, int got)
 
 static void *session_connect_one(void *arg);
 
-/* Under b->lock: a probing batch now has total connections (the first
- * included); the others' slots are given up. */
+/* Under b->lock: start the connections up to (not including) upto. */
 static void
-session_batch_expand(struct session_pending *b, int total)
+session_batch_start(struct session_pending *b, int upto)
 {
-	int conns = b->n / b->per;
-
-	if (b->expanded)
-		return;
-	b->expanded = true;
-	if (b->stop)
-		total = b->started;
-	for (int c = b->started; c < conns; c++) {
+	for (int c = b->started; c < upto && c < b->n / b->per; c++) {
 		struct session_job *j = &b->jobs[c * b->per];
-		bool up = c < total &&
-		    pthread_create(&b->tids[c * b->per], NULL, session_connect_one, j) == 0;
 
-		if (up)
+		if (pthread_create(&b->tids[c * b->per], NULL, session_connect_one, j) == 0)
 			continue;
 		b->tids[c * b->per] = 0;
 		for (int k = 0; k < b->per; k++) {
@@ -343,8 +339,113 @@ session_batch_expand(struct session_pending *b, int total)
 			j[k].unused = j[k].taken = j[k].done = true;
 		}
 	}
-	b->started = total < b->started ? b->started : total > conns ? conns : total;
+	if (upto > b->started)
+		b->started = upto < b->n / b->per ? upto : b->n / b->per;
 	pthread_cond_broadcast(&b->cond);
+}
+
+/* Under b->lock: the connections not started are not wanted. */
+static void
+session_batch_give_up(struct session_pending *b)
+{
+	for (int i = b->started * b->per; i < b->n; i++) {
+		b->jobs[i].rc = SSHCONN_ERR_CONNECT;
+		b->jobs[i].unused = b->jobs[i].taken = b->jobs[i].done = true;
+	}
+	b->started = b->n / b->per;
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* Under b->lock: a probing batch now has total connections (the first
+ * included); the others' slots are given up. */
+static void
+session_batch_expand(struct session_pending *b, int total)
+{
+	if (b->expanded)
+		return;
+	b->expanded = true;
+	if (!b->stop)
+		session_batch_start(b, total);
+	session_batch_give_up(b);
+}
+
+/* The later waves of SSM sessions: each aws CLI burns its CPU before it
+ * reaches AWS, so as many start together as there are cores, one wave
+ * after the other; a copy that is done before stops the rest. */
+static void *
+session_pacer(void *arg)
+{
+	struct session_pending *b = arg;
+	int conns = b->n / b->per;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->started < conns && !b->stop) {
+		double due = clock_now() + b->wave_s;
+
+		while (!b->stop && clock_now() < due) {
+			struct timespec ts;
+			double left = due - clock_now();
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += (time_t)left;
+			ts.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+		}
+		if (b->stop)
+			break;
+		session_batch_start(b, b->started + b->wave);
+		log_debug(1, "%d of %d SSM sessions started", b->started, conns);
+	}
+	if (b->started < conns)
+		session_batch_give_up(b);
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Wait s seconds unless the batch is stopped meanwhile: true when the
+ * time passed. */
+static bool
+session_job_pause(struct session_job *j, double s)
+{
+	struct session_pending *b = j->batch;
+	double due = clock_now() + s;
+	bool stop;
+
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop && clock_now() < due) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 20 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	}
+	stop = b->stop;
+	pthread_mutex_unlock(&b->lock);
+	return !stop;
+}
+
+/* The connection's socket, kept (as a dup) so that stopping the batch can
+ * cut a handshake short instead of waiting for it. */
+static void
+session_job_socket(void *arg, int fd)
+{
+	struct session_job *j = arg;
+
+	pthread_mutex_lock(&j->batch->lock);
+	if (j->abort_fd >= 0)
+		close(j->abort_fd);
+	j->abort_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (j->batch->stop && j->abort_fd >= 0)
+		shutdown(j->abort_fd, SHUT_RDWR);
+	pthread_mutex_unlock(&j->batch->lock);
 }
 
 /* The first connection's banner came: a far server's others start now. */
@@ -398,27 +499,49 @@ session_connect_one(void *arg)
 
 	struct proxycmd_hold *hold = NULL;
 
-	if (j->proxy != NULL) {
-		pid_t pid = 0;
-
-		p.proxy_fd = proxycmd_spawn_held(j->proxy, &pid, &hold, j->err, sizeof(j->err));
-		pthread_mutex_lock(&j->batch->lock);
-		j->pid = pid;
-		if (j->batch->stop && pid > 0)
-			kill(pid, SIGHUP);
-		pthread_mutex_unlock(&j->batch->lock);
-		if (p.proxy_fd < 0) {
-			j->rc = SSHCONN_ERR_CONNECT;
-			goto out;
-		}
-	}
-	if (first) {
+	p.on_socket = session_job_socket;
+	p.cb_arg = j;
+	/* A speculative connection leaves adding a new host key to ssh's. */
+	p.never_add = j->batch->spec;
+	if (first)
 		p.on_first_byte = session_first_byte;
-		p.cb_arg = j;
+	for (int attempt = 0;; attempt++) {
+		if (j->proxy != NULL) {
+			pid_t pid = 0;
+
+			p.proxy_fd = proxycmd_spawn_held(j->proxy, &pid, &hold, j->err,
+			    sizeof(j->err));
+			pthread_mutex_lock(&j->batch->lock);
+			j->pid = pid;
+			if (j->batch->stop && pid > 0)
+				kill(pid, SIGHUP);
+			pthread_mutex_unlock(&j->batch->lock);
+			if (p.proxy_fd < 0) {
+				j->rc = SSHCONN_ERR_CONNECT;
+				goto out;
+			}
+		}
+		j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
+		if (j->rc == SSHCONN_OK)
+			break;
+		/* AWS refuses StartSession calls that come too fast: try again
+		 * a little later (0.5, 1, 2 s), then give this one up; the copy
+		 * goes on with the sessions it has. */
+		if (j->rc != SSHCONN_ERR_CONNECT || attempt >= 3 ||
+		    !proxycmd_hold_has(hold, "ThrottlingException", 200) ||
+		    !session_job_pause(j, 0.5 * (1 << attempt)))
+			goto out;
+		log_verbose("SSM StartSession throttled: connection %d tries again",
+		    (int)(j - j->batch->jobs) / j->batch->per + 1);
+		proxycmd_hold_end(hold, false);
+		hold = NULL;
+		pthread_mutex_lock(&j->batch->lock);
+		pid_t old = j->pid;
+
+		j->pid = 0;
+		pthread_mutex_unlock(&j->batch->lock);
+		session_reap(old);
 	}
-	j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
-	if (j->rc != SSHCONN_OK)
-		goto out;
 	double rtt = j->batch->per > 1 || first ? sshconn_measure_rtt(j->ssh) : -1;
 
 	if (first)
@@ -426,7 +549,8 @@ session_connect_one(void *arg)
 	/* A far server gives every channel its own window: what more round
 	 * trips in flight need, without another handshake. */
 	got = sshconn_sftp_streams(j->ssh, j->batch->per > 1 ?
-	    route_channels(rtt, j->batch->per) : 1, st, j->err, sizeof(j->err));
+	    route_channels(rtt, j->batch->n / j->batch->per, j->batch->per) : 1, st, j->err,
+	    sizeof(j->err));
 	if (got < 1) {
 		j->rc = SSHCONN_ERR_CHANNEL;
 		goto out;
@@ -491,8 +615,8 @@ session_job_undo(struct session_job *j)
 	j->pid = 0;
 }
 
-/* Stop what is still connecting (hang up on its proxy; a direct one
- * finishes its handshake).  Returns true when the caller is the one to
+/* Stop what is still connecting (hang up on its proxy, shut its socket
+ * down: a handshake is cut short, not waited for).  Returns true when the caller is the one to
  * join the threads.  Every exit of fscp happens in main, after the
  * sessions are closed (which joins these threads): a thread still in its
  * handshake at exit() would crash in OpenSSL's freed state. */
@@ -503,9 +627,14 @@ session_batch_stop(struct session_pending *b)
 
 	pthread_mutex_lock(&b->lock);
 	b->stop = true;
-	for (int i = 0; i < b->n; i++)
-		if (!b->jobs[i].done && b->jobs[i].pid > 0)
+	for (int i = 0; i < b->n; i++) {
+		if (b->jobs[i].done)
+			continue;
+		if (b->jobs[i].pid > 0)
 			kill(b->jobs[i].pid, SIGHUP);
+		if (b->jobs[i].abort_fd >= 0)
+			shutdown(b->jobs[i].abort_fd, SHUT_RDWR);
+	}
 	pthread_cond_broadcast(&b->cond);
 	join = !b->joined;
 	b->joined = true;
@@ -516,14 +645,16 @@ session_batch_stop(struct session_pending *b)
 static void
 session_batch_join(struct session_pending *b)
 {
+	/* The pacer first: it starts threads until it sees the stop. */
+	if (b->pacer)
+		pthread_join(b->pacer, NULL);
 	for (int i = 0; i < b->n; i++)
 		if (b->tids[i])
 			pthread_join(b->tids[i], NULL);
 }
 
 /* No more connections are wanted from the batch: stop the ones still
- * connecting (their proxies are hung up on; direct ones finish their
- * handshake), wait for every thread and close what nobody took.  report:
+ * connecting (their proxies are hung up on, their sockets shut down), wait for every thread and close what nobody took.  report:
  * say under -v how many came up. */
 static void
 session_pending_end(struct session *s, bool report)
@@ -663,6 +794,21 @@ session_take(struct session *s, struct session_job *j, int i, int n)
 	return j->sftp;
 }
 
+/* Every job of b that is done and not taken yet, into the session. */
+static void
+session_take_done(struct session *s, struct session_pending *b)
+{
+	bool left;
+
+	pthread_mutex_lock(&b->lock);
+	for (int i; (i = session_pick_done(b, &left)) >= 0;) {
+		pthread_mutex_unlock(&b->lock);
+		(void)session_take(s, &b->jobs[i], i, b->n);
+		pthread_mutex_lock(&b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
 /* Make room for more connections in the session's arrays; connections
  * before from (ssh pipes of a standard route) have no libssh session. */
 static void
@@ -687,14 +833,29 @@ session_reserve(struct session *s, int more)
  * session_next_conn.  Returns how many channels were added, 0 when the
  * first connection failed (the caller then falls back; the others are
  * closed). */
+struct session_batch_how {
+	const char *proxy;	/* expanded ProxyCommand, or NULL */
+	const char *direct;	/* ssm-direct address, or NULL */
+	bool compress;
+	int n;			/* connections */
+	int per;		/* SFTP channels each, at most */
+	bool staged;		/* return once one is up */
+	bool probe;		/* the first says how many more start */
+	bool spec;		/* nobody waits (session_spec_adopt) */
+	int wave;		/* > 0: start this many at a time ... */
+	double wave_s;		/* ... one wave every wave_s seconds */
+};
+
 static int
 session_open_bypass(struct session *s, const struct fscp_opts *o, const struct sshcfg *cfg,
-    const char *proxy, const char *direct, bool compress, int n, int per, bool staged,
-    bool probe)
+    const struct session_batch_how *h)
 {
 	struct session_pending *b;
 	int had = s->nconns;
 	bool first_failed = false;
+	const char *proxy = h->proxy, *direct = h->direct;
+	bool compress = h->compress, staged = h->staged, probe = h->probe, spec = h->spec;
+	int n = h->n, per = h->per;
 
 	if (per < 1)
 		per = 1;
@@ -713,10 +874,14 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	pthread_cond_init(&b->cond, NULL);
 	for (int i = 0; i < b->n; i++)
 		b->jobs[i] = (struct session_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
-			.direct = b->direct, .compress = compress, .batch = b, .chan = i % per };
+			.direct = b->direct, .compress = compress, .batch = b, .chan = i % per,
+			.abort_fd = -1 };
 	/* Probing: the first connection starts the others (session_batch_expand). */
 	b->probe = probe && n > 1;
-	b->started = b->probe ? 1 : n;
+	b->spec = spec;
+	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
+	b->wave_s = h->wave_s;
+	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
 	for (int i = 0; i < b->started * per; i += per) {
 		struct session_job *j = &b->jobs[i];
 
@@ -731,6 +896,17 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 			session_job_finish(j);
 			pthread_mutex_unlock(&b->lock);
 		}
+	}
+	if (b->wave > 0 && pthread_create(&b->pacer, NULL, session_pacer, b) != 0) {
+		b->pacer = 0;
+		pthread_mutex_lock(&b->lock);
+		session_batch_start(b, n);
+		pthread_mutex_unlock(&b->lock);
+	}
+	if (spec) {
+		/* Nobody waits: session_spec_adopt takes them or ends them. */
+		s->pending = b;
+		return 0;
 	}
 	pthread_mutex_lock(&b->lock);
 	/* Connections already there (a listing one) start at once. */
@@ -754,15 +930,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	}
 	session_reserve(s, b->n);
 	s->pending = b;
-	bool left;
-
-	pthread_mutex_lock(&b->lock);
-	for (int i; (i = session_pick_done(b, &left)) >= 0;) {
-		pthread_mutex_unlock(&b->lock);
-		(void)session_take(s, &b->jobs[i], i, b->n);
-		pthread_mutex_lock(&b->lock);
-	}
-	pthread_mutex_unlock(&b->lock);
+	session_take_done(s, b);
 	if (!staged)
 		session_pending_end(s, true);
 	else if (session_pending_count(s) > 0)
@@ -774,25 +942,11 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	return s->nconns - had;
 }
 
-/* A server this near (a round trip under 2 ms: the same host or a LAN) is
- * not held back by windows or round trips; the copy is bound by CPU, and
- * more connections than half the local cores only compete for it.  The
- * round trip is the SFTP limits request's (end to end, through whatever
- * relays the path has); the TCP connect's where the server has none. */
-#define SESSION_NEAR_MS	2.0
-
-/* The connections a server rtt_ms away is worth: 0 when it is not near
- * (or not known to be), else half the cores. */
 static int
 session_near_limit(double rtt_ms)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (rtt_ms < 0 || rtt_ms >= SESSION_NEAR_MS)
-		return 0;
-	return cores >= 2 ? (int)(cores / 2) : 1;
+	return route_near_connections(rtt_ms, (int)sysconf(_SC_NPROCESSORS_ONLN));
 }
-
 
 /* The quickest SFTP round trip among the connections; -1 when none was
  * measured. */
@@ -820,17 +974,12 @@ session_set_inflight(struct session *s)
 {
 	double ms = session_rtt(s);
 
-	if (s->route == ROUTE_SSM_PARALLEL)
-		return;
-	/* A far connection's reads are shared by its channels (each has its
-	 * own window, the rate to aim at is the connection's); its writes
-	 * are capped by each channel's window, so that stays per channel. */
-	int chans = s->route == ROUTE_STANDARD ? 1 : route_channels(ms, ROUTE_MAX_CHANNELS);
+	struct route_tuning t;
 
-	s->inflight_bytes = route_inflight_bytes(ms, false) / (uint64_t)chans;
-	if (s->inflight_bytes < ROUTE_INFLIGHT_MIN)
-		s->inflight_bytes = ROUTE_INFLIGHT_MIN;
-	s->upload_inflight_bytes = route_inflight_bytes(ms, true);
+	route_tuning(s->route, ms, &t);
+	s->chunk_size = t.chunk;
+	s->inflight_bytes = t.read_inflight;
+	s->upload_inflight_bytes = t.write_inflight;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(s->inflight_bytes >> 10),
 	    (unsigned long long)(s->upload_inflight_bytes >> 10));
@@ -943,31 +1092,17 @@ session_open_standard(struct session *s, const struct fscp_opts *o)
 		if (sshproc_direct(o, &st) != 0)
 			log_fatal("Unable to open sftp connection");
 	} else if (sshproc_sftp(o, s->host, s->user, s->port, &st) != 0) {
+		session_pending_end(s, false);	/* a speculative one: no thread at exit */
 		log_fatal("Unable to open sftp connection");
 	}
 	s->conns = xcalloc(1, sizeof(*s->conns));
 	s->conns[0] = sftp_open(st, o->sftp_buflen, err, sizeof(err));
-	if (s->conns[0] == NULL)
+	if (s->conns[0] == NULL) {
+		session_pending_end(s, false);
 		log_fatal("%s", err);
+	}
 	s->nconns = 1;
 	s->route = ROUTE_STANDARD;
-}
-
-static int
-session_env_int(const char *name)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n;
-
-	if (v == NULL || *v == '\0')
-		return 0;
-	n = strtol(v, &end, 10);
-	if (*end != '\0' || n < 1 || n > ROUTE_MAX_CONNS) {
-		log_verbose("%s=%s ignored (1..%d)", name, v, ROUTE_MAX_CONNS);
-		return 0;
-	}
-	return (int)n;
 }
 
 /* What the route decision needs to know about host, gathered: ssh -G's
@@ -992,7 +1127,6 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 	struct proxycmd_ssm ssm = { 0 };
 	char err[512], *why = f->why;
 	char *direct = NULL;
-	const char *force = getenv("FSCP_ROUTE");
 
 	memset(s, 0, sizeof(*s));
 	why[0] = '\0';
@@ -1000,11 +1134,10 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
 
-	if (route_force_parse(force, &in.force) != 0) {
-		log_verbose("FSCP_ROUTE=%s not understood; using auto", force);
-		in.force = ROUTE_FORCE_AUTO;
-	}
-	in.connections_wanted = want > 0 ? want : session_env_int("FSCP_CONNECTIONS");
+	in.force = (enum route_force)o->route_force;
+	in.connections_wanted = want > 0 ? want : o->connections;
+	in.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	in.ssm_start_cpu_s = o->ssm_start_cpu_s;
 	const char *prog = strrchr(o->ssh_program, '/');
 
 	prog = prog ? prog + 1 : o->ssh_program;
@@ -1048,7 +1181,7 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 		if (bytes >= 0 && bytes < SESSION_SSM_DIRECT_MIN_BYTES)
 			whyp = "copy too small to look for a direct route";
 		else
-			addr = session_ssm_address(&ssm, cfg->hostname, &whyp);
+			addr = session_ssm_address(o, &ssm, cfg->hostname, &whyp);
 		if (addr != NULL) {
 			char perr[256] = "";
 
@@ -1075,6 +1208,44 @@ session_decide(struct session *s, const struct fscp_opts *o, const char *host,
 	f->in = in;
 	f->ssm = ssm;
 	f->direct = direct;
+}
+
+/* Worth a speculative connection beside ssh's listing: a host the bypass
+ * may grow onto after the listing (a plain one, or one behind a proxy
+ * that is not SSM; a live master lists without a handshake anyway). */
+static bool
+session_spec_wanted(const struct route_input *in, int want)
+{
+	return want == 0 && in->cfg != NULL && !in->master_live && !in->ssm &&
+	    in->connections_wanted != 1 && !in->legacy_or_special;
+}
+
+/* The speculative connection, now that the listing says it pays: wait
+ * for it (it started with ssh's, so it is mostly up by now) and take what
+ * came up.  Returns the connections taken (0 or 1). */
+static int
+session_spec_adopt(struct session *s)
+{
+	struct session_pending *b = s->pending;
+	int had;
+
+	if (b == NULL || !b->spec)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		bool all = true;
+
+		for (int i = 0; i < b->n; i++)
+			all = all && b->jobs[i].done;
+		if (all || b->stop)
+			break;
+		pthread_cond_wait(&b->cond, &b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+	had = b->ok;
+	session_take_done(s, b);
+	session_pending_end(s, false);
+	return had;
 }
 
 static void
@@ -1115,8 +1286,12 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 		 * more channels in it gain nothing. */
 		int per = d.kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
 
-		n = session_open_bypass(s, o, cfg, proxy, direct, compress, d.connections, per,
-		    d.kind == ROUTE_SSM_PARALLEL || probe_first, probe_first);
+		struct session_batch_how h = { .proxy = proxy, .direct = direct,
+			.compress = compress, .n = d.connections, .per = per,
+			.staged = d.kind == ROUTE_SSM_PARALLEL || probe_first,
+			.probe = probe_first, .wave = d.wave, .wave_s = d.wave_s };
+
+		n = session_open_bypass(s, o, cfg, &h);
 		if (n > 0) {
 			/* No ssh runs for this host: its warnings are ours to say. */
 			if (cfg->warnings != NULL)
@@ -1125,19 +1300,32 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
 			s->bypass_direct = direct ? xstrdup(direct) : NULL;
 			s->bypass_compress = compress;
-			s->chunk_size = d.kind == ROUTE_SSM_PARALLEL ? SESSION_CHUNK_SSM :
-			    SESSION_CHUNK_FAST;
-			/* An SSM session moves ~833 KiB/s: more in flight only
-			 * queues in the proxy and starves the other sessions. */
-			if (d.kind == ROUTE_SSM_PARALLEL)
-				s->inflight_bytes = s->upload_inflight_bytes =
-				    SESSION_SSM_INFLIGHT;
 		}
 	}
-	if (s->nconns == 0)
-		session_open_standard(s, o);
-	session_set_inflight(s);
 	s->may_grow = s->route == ROUTE_STANDARD && d.grow && cfg != NULL && o->sftp_direct == NULL;
+	if (s->nconns == 0 && s->may_grow && session_spec_wanted(&in, want)) {
+		/* A download's size comes with its listing, over ssh; far away the
+		 * bypass connection would then cost its handshake in series.  It
+		 * starts now, beside ssh's: session_grow takes it when the copy
+		 * pays for it and ends it (cut short) when not. */
+		free(proxy);
+		proxy = cfg->proxycommand != NULL || cfg->proxyjump != NULL ?
+		    session_proxy_command(o, cfg) : NULL;
+		if (proxy != NULL || (cfg->proxycommand == NULL && cfg->proxyjump == NULL)) {
+			log_debug(1, "a bypass connection starts while ssh lists");
+			struct session_batch_how h = { .proxy = proxy,
+				.compress = o->compress || cfg->compression, .n = 1,
+				.per = ROUTE_MAX_CHANNELS, .staged = true, .spec = true };
+
+			(void)session_open_bypass(s, o, cfg, &h);
+		}
+	}
+	if (s->nconns == 0) {
+		session_open_standard(s, o);
+		if (s->pending != NULL)
+			session_reserve(s, s->pending->n);
+	}
+	session_set_inflight(s);
 	s->master_live = in.master_live;
 	free(proxy);
 	free(direct);
@@ -1279,17 +1467,22 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (!s->may_grow)
 		return false;
 	s->may_grow = false;
-	in.connections_wanted = session_env_int("FSCP_CONNECTIONS");
+	in.connections_wanted = o->connections;
+	in.cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	in.rtt_ms = session_rtt(s);
 	route_decide(&in, &d);
-	if (d.kind != ROUTE_FRESH) {
+	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
+		session_pending_end(s, false);	/* a speculative one, cut short */
 		log_verbose("route stays standard: %s", d.reason);
 		return false;
 	}
-	/* The ssh connection is one of them already. */
-	int want = d.connections - 1;
-	double rtt = session_rtt(s);
+	/* Fresh: the ssh connection is one of them already.  Proxied: the
+	 * listing one has ssh's narrow windows, the new one comes on top. */
+	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
+	double rtt = in.rtt_ms;
 	int near = session_near_limit(rtt);
-	bool near_only = near > 0 && in.connections_wanted == 0;
+	bool near_only = near > 0 && in.connections_wanted == 0 && d.kind == ROUTE_FRESH;
+	char *proxy = d.kind == ROUTE_PROXIED ? session_proxy_command(o, s->cfg) : NULL;
 
 	if (near_only) {
 		/* The listing measured the round trip: a near server is bound
@@ -1303,20 +1496,37 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	} else {
 		log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	}
-	/* Far away the listing connection starts on the data while the others
-	 * connect (at 50 ms a libssh connection takes half a second). */
-	(void)session_open_bypass(s, o, s->cfg, NULL, NULL, o->compress || s->cfg->compression,
-	    want, ROUTE_MAX_CHANNELS, !near_only, false);
+	if (d.kind == ROUTE_PROXIED && proxy == NULL) {
+		session_pending_end(s, false);
+		log_verbose("route stays standard: the proxy command cannot be run here");
+		return false;
+	}
+	/* The one started beside ssh's listing counts; a far server's others
+	 * join while the listing connection starts on the data (at 50 ms a
+	 * libssh connection takes half a second). */
+	int adopted = session_spec_adopt(s);
+
+	if (adopted > 0)
+		log_verbose("the connection opened while listing joins the copy");
+	want -= adopted;
+	if (want > 0) {
+		struct session_batch_how h = { .proxy = proxy,
+			.compress = o->compress || s->cfg->compression, .n = want,
+			.per = ROUTE_MAX_CHANNELS, .staged = !near_only };
+
+		(void)session_open_bypass(s, o, s->cfg, &h);
+	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_verbose("route standard: no fresh connection came up; the listing one "
 		    "carries the copy");
+		free(proxy);
 		return false;
 	}
 	if (near_only)
 		s->data_from = had;
-	s->route = ROUTE_FRESH;
+	s->route = d.kind;
+	s->bypass_proxy = proxy;
 	s->bypass_compress = o->compress || s->cfg->compression;
-	s->chunk_size = SESSION_CHUNK_FAST;
 	session_set_inflight(s);
 	return s->nconns > had || session_pending_count(s) > 0;
 }
@@ -1328,8 +1538,10 @@ session_reconnect(struct session *s, const struct fscp_opts *o)
 
 	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
 		return NULL;
-	if (session_open_bypass(s, o, s->cfg, s->bypass_proxy, s->bypass_direct,
-	    s->bypass_compress, 1, 1, false, false) <= 0 || s->nconns == had)
+	struct session_batch_how h = { .proxy = s->bypass_proxy, .direct = s->bypass_direct,
+		.compress = s->bypass_compress, .n = 1, .per = 1 };
+
+	if (session_open_bypass(s, o, s->cfg, &h) <= 0 || s->nconns == had)
 		return NULL;
 	return s->conns[s->nconns - 1];
 }

@@ -198,7 +198,8 @@ peer_is_loopback(int fd)
 static enum sshconn_err
 verify_hostkey(struct sshconn *c, const struct sshconn_params *p, char *err, size_t errlen)
 {
-	struct hostkey_peer peer = { .via_proxy = p->proxy_fd >= 0, .loopback = c->loopback };
+	struct hostkey_peer peer = { .via_proxy = p->proxy_fd >= 0, .loopback = c->loopback,
+		.never_add = p->never_add };
 	struct hostkey_result r;
 	ssh_key key = NULL;
 	enum sshconn_err ret;
@@ -411,6 +412,8 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		c->connect_ms = (clock_now() - t0) * 1e3;
 		c->loopback = peer_is_loopback(c->fd);
 	}
+	if (p->on_socket != NULL)
+		p->on_socket(p->cb_arg, c->fd);
 	if (p->on_first_byte != NULL) {
 		/* Only looked at, not read: libssh reads the banner itself. */
 		struct pollfd pf = { .fd = c->fd, .events = POLLIN };

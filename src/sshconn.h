@@ -67,7 +67,12 @@ struct sshconn_params {
 	 * or -1 when none came within a second: a hint of the round trip
 	 * before the handshake's own round trips.  NULL: not wanted. */
 	void (*on_first_byte)(void *arg, double ms);
+	/* Called once with the connected socket (or the proxy's), before the
+	 * handshake: shutdown() on a dup of it aborts a connection still
+	 * logging in.  NULL: not wanted. */
+	void (*on_socket)(void *arg, int fd);
 	void *cb_arg;
+	bool never_add;		/* a host key ssh would record: HOSTKEY_DEFER */
 	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
 				   ConnectTimeout, or 120 s when none is set.
 				   Reset to "none" once logged in: libssh 0.10 would

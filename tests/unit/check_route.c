@@ -104,21 +104,24 @@ static const struct row {
 	  ROUTE_FORCE_AUTO, YES, ROUTE_STANDARD, 1, "-O needs the standard route" },
 	{ "ssm doc big no direct", &cfg_ssm_doc, NULL, NO, NO, 649 * MiB, 0,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_PARALLEL, ROUTE_SSM_MAX_SESSIONS,
-	  "AWS SSM ProxyCommand, no direct route (no address); 649.0 MiB to move; 16 SSM sessions" },
+	  "AWS SSM ProxyCommand, no direct route (no address); 649.0 MiB to move; 32 SSM sessions" },
 	{ "ssm doc big direct", &cfg_ssm_doc, NULL, NO, YES, 649 * MiB, 0,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_DIRECT, 4, "presents the instance's host key" },
 	{ "ssm direct tiny", &cfg_ssm_doc, NULL, NO, YES, 100, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_SSM_DIRECT, 1, "100 B to move; 1 connection" },
 	{ "ssm tiny", &cfg_ssm_bare, NULL, NO, NO, 100 * KiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_STANDARD, 1, "fits one SSM session" },
-	{ "ssm 3 MiB", &cfg_ssm_bare, NULL, NO, NO, 3 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	{ "ssm 500 KiB", &cfg_ssm_bare, NULL, NO, NO, 500 * KiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_STANDARD, 1, "fits one SSM session" },
+	/* One core (the table's): one CLI start at a time, 0.6 s apart. */
+	{ "ssm 3 MiB", &cfg_ssm_bare, NULL, NO, NO, 3 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 3, "3 SSM sessions" },
 	{ "ssm 4 MiB", &cfg_ssm_bare, NULL, NO, NO, 4 * MiB, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_SSM_PARALLEL, 2, "2 SSM sessions" },
+	  ROUTE_SSM_PARALLEL, 4, "4 SSM sessions" },
 	{ "ssm 10 MB", &cfg_ssm_env, NULL, NO, NO, 10000000, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_SSM_PARALLEL, 5, "5 SSM sessions" },
+	  ROUTE_SSM_PARALLEL, 6, "6 SSM sessions" },
 	{ "ssm unknown size", &cfg_ssm_env, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_SSM_PARALLEL, ROUTE_SSM_MAX_SESSIONS, "unknown size" },
+	  ROUTE_SSM_PARALLEL, 16, "unknown size" },
 	{ "ssm tiny forced", &cfg_ssm_env, NULL, NO, NO, 1, 0, ROUTE_FORCE_BYPASS, NO,
 	  ROUTE_SSM_PARALLEL, 2, "2 SSM sessions" },
 	{ "ssm 16 wanted", &cfg_ssm_doc, NULL, NO, NO, 1 * GiB, 16, ROUTE_FORCE_AUTO, NO,
@@ -135,9 +138,25 @@ static const struct row {
 	{ "ssm via jump direct", &cfg_jump, &cfg_jump_bastion, NO, YES, 1 * GiB, 0,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_DIRECT, 4, "ProxyJump host" },
 	{ "jump not ssm", &cfg_jump, &cfg_plain, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO,
-	  NO, ROUTE_STANDARD, 1, "ProxyJump host is not reached through AWS SSM" },
+	  NO, ROUTE_PROXIED, 1, "ProxyJump host is not reached through AWS SSM; 1.0 GiB "
+	  "to move: 1 connection through the same proxy" },
+	{ "jump not ssm small", &cfg_jump, &cfg_plain, NO, NO, 1 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "ProxyJump host is not reached through "
+	  "AWS SSM and no ControlMaster is live; 1.0 MiB to move" },
 	{ "nc proxy", &cfg_nc, NULL, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_STANDARD, 1, "ProxyCommand is not AWS SSM" },
+	  ROUTE_PROXIED, 1, "ProxyCommand is not AWS SSM; 1.0 GiB to move: 1 connection "
+	  "through the same proxy, with several SFTP channels" },
+	{ "nc proxy threshold", &cfg_nc, NULL, NO, NO, 8 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_PROXIED, 1, "8.0 MiB to move" },
+	{ "nc proxy just below", &cfg_nc, NULL, NO, NO, 8 * MiB - 1, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_STANDARD, 1, "ProxyCommand is not AWS SSM and no ControlMaster is live" },
+	{ "nc proxy unknown size", &cfg_nc, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "ProxyCommand is not AWS SSM and no ControlMaster is live; "
+	  "size unknown until listed" },
+	{ "nc proxy forced", &cfg_nc, NULL, NO, NO, 1, 0, ROUTE_FORCE_BYPASS, NO,
+	  ROUTE_PROXIED, 1, "(forced)" },
+	{ "nc proxy 3 wanted", &cfg_nc, NULL, NO, NO, 1 * GiB, 3, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_PROXIED, 3, "3 connections through the same proxy" },
 	{ "corkscrew + live master", &cfg_corkscrew, NULL, YES, NO, 1 * GiB, 0,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "/tmp/cm-old is live" },
 	{ "no config", NULL, NULL, YES, YES, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
@@ -187,12 +206,57 @@ START_TEST(decide_table)
 }
 END_TEST
 
+/* After the listing the round trip is known: near, new connections pay
+ * only for big copies; far, they join a running copy and pay sooner. */
+START_TEST(decide_after_listing)
+{
+	static const struct {
+		const char **cfg;
+		bool master_live;
+		long long bytes;
+		double rtt;
+		enum route_kind kind;
+	} t[] = {
+		{ &cfg_plain, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_plain, NO, 16 * MiB, 50, ROUTE_FRESH },
+		{ &cfg_plain, NO, 8 * MiB - 1, 50, ROUTE_STANDARD },
+		{ &cfg_plain, NO, 64 * MiB, 0.1, ROUTE_FRESH },
+		{ &cfg_cm_auto, YES, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 64 * MiB - 1, 1.5, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 64 * MiB, 0.1, ROUTE_FRESH },
+		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
+		{ &cfg_cm_auto, YES, 16 * MiB, 0, ROUTE_FRESH },	/* 0: not measured */
+		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
+		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sshcfg cfg;
+		struct route_input in = { 0 };
+		struct route_decision d;
+
+		ck_assert_int_eq(sshcfg_parse(*t[i].cfg, &cfg), 0);
+		in.cfg = &cfg;
+		in.master_live = t[i].master_live;
+		in.bytes = t[i].bytes;
+		in.rtt_ms = t[i].rtt;
+		route_decide(&in, &d);
+		ck_assert_msg(d.kind == t[i].kind, "row %zu: got %s (%s)", i,
+		    route_name(d.kind), d.reason);
+		ck_assert(!d.grow);
+		sshcfg_free(&cfg);
+	}
+}
+END_TEST
+
 START_TEST(names)
 {
 	ck_assert_str_eq(route_name(ROUTE_STANDARD), "standard");
 	ck_assert_str_eq(route_name(ROUTE_FRESH), "fresh");
 	ck_assert_str_eq(route_name(ROUTE_SSM_DIRECT), "ssm-direct");
 	ck_assert_str_eq(route_name(ROUTE_SSM_PARALLEL), "ssm-parallel");
+	ck_assert_str_eq(route_name(ROUTE_PROXIED), "proxied");
 	ck_assert_str_eq(route_name((enum route_kind)42), "?");
 }
 END_TEST
@@ -278,19 +342,24 @@ END_TEST
 START_TEST(channels_model)
 {
 	/* Unknown or near: one channel (near copies are CPU-bound). */
-	ck_assert_int_eq(route_channels(-1, ROUTE_MAX_CHANNELS), 1);
-	ck_assert_int_eq(route_channels(0.0 / 0.0, ROUTE_MAX_CHANNELS), 1);
-	ck_assert_int_eq(route_channels(0.1, ROUTE_MAX_CHANNELS), 1);
-	ck_assert_int_eq(route_channels(10, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(-1, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.0 / 0.0, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.1, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(10, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
 	/* One per ROUTE_CHANNEL_MS of round trip, up to the cap. */
-	ck_assert_int_eq(route_channels(50, ROUTE_MAX_CHANNELS), 4);
-	ck_assert_int_eq(route_channels(150, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
-	ck_assert_int_eq(route_channels(150, 3), 3);
-	ck_assert_int_eq(route_channels(150, 0), 1);
+	ck_assert_int_eq(route_channels(50, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 4);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, 3), 3);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, 0), 1);
+	/* A lone connection (through a bastion) gets the channels of four. */
+	ck_assert_int_eq(route_channels(25, 1, ROUTE_MAX_CHANNELS), 8);
+	ck_assert_int_eq(route_channels(50, 1, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	ck_assert_int_eq(route_channels(50, 8, ROUTE_MAX_CHANNELS), 2);
+	ck_assert_int_eq(route_channels(50, 0, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
 	/* Below sshd's default MaxSessions (10). */
 	ck_assert_int_le(ROUTE_MAX_CHANNELS, 10);
 	for (double ms = 0, last = 1; ms < 400; ms += 0.7) {
-		int n = route_channels(ms, ROUTE_MAX_CHANNELS);
+		int n = route_channels(ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);
 
 		ck_assert(n >= last);
 		last = n;
@@ -300,23 +369,102 @@ END_TEST
 
 START_TEST(ssm_sessions_model)
 {
-	long long per = ROUTE_SSM_RATE * ROUTE_SSM_SETUP_MS / 1000;
+	/* The issue's machine: 2 cores, 0.6 s of CPU and 1.4 s of wall time per
+	 * start; scp takes one session: 2 s + bytes / rate. */
+	const struct route_ssm_cost two = { .cores = 2, .start_cpu_s = 0.6, .setup_s = 1.4 };
+	const struct route_ssm_cost one = { .cores = 1, .start_cpu_s = 0.6, .setup_s = 1.4 };
+	const struct route_ssm_cost dear = { .cores = 2, .start_cpu_s = 3.0, .setup_s = 1.4 };
+	double t, scp;
 
-	ck_assert_int_eq(route_ssm_sessions(0, 8), 1);
-	ck_assert_int_eq(route_ssm_sessions(per - 1, 8), 1);
-	ck_assert_int_eq(route_ssm_sessions(2 * per - 1, 8), 1);
-	ck_assert_int_eq(route_ssm_sessions(2 * per, 8), 2);
-	ck_assert_int_eq(route_ssm_sessions(5 * per, 8), 5);
-	ck_assert_int_eq(route_ssm_sessions(100 * per, 8), 8);
-	ck_assert_int_eq(route_ssm_sessions(-1, 8), 8);
-	ck_assert_int_eq(route_ssm_sessions(100 * per, 0), 1);
-	/* Monotone in bytes. */
-	for (long long b = 0, last = 1; b < 20 * per; b += per / 3) {
-		int n = route_ssm_sessions(b, 8);
+	ck_assert_int_eq(route_ssm_sessions(0, &two, 32, NULL), 1);
+	ck_assert_int_eq(route_ssm_sessions(100 * KiB, &two, 32, &t), 1);
+	ck_assert(t > 2.0 && t < 2.2);
+	/* 20 MiB: 12 sessions, ~4.8x scp's time; 100 MiB: 28, ~12x. */
+	ck_assert_int_eq(route_ssm_sessions(20 * MiB, &two, 32, &t), 12);
+	scp = 2.0 + 20.0 * MiB / ROUTE_SSM_RATE;
+	ck_assert_msg(scp / t >= 4.5, "20 MiB: %.1fx", scp / t);
+	ck_assert_int_eq(route_ssm_sessions(100 * MiB, &two, 32, &t), 28);
+	scp = 2.0 + 100.0 * MiB / ROUTE_SSM_RATE;
+	ck_assert_msg(scp / t >= 10, "100 MiB: %.1fx", scp / t);
+	/* Fewer cores or dearer starts: fewer sessions. */
+	ck_assert_int_lt(route_ssm_sessions(20 * MiB, &one, 32, NULL), 12);
+	ck_assert_int_lt(route_ssm_sessions(20 * MiB, &dear, 32, NULL), 12);
+	/* Never more than max; at least one; unknown counts as 64 MiB. */
+	ck_assert_int_eq(route_ssm_sessions(1 * GiB, &two, 32, NULL), 32);
+	ck_assert_int_eq(route_ssm_sessions(1 * GiB, &two, 0, NULL), 1);
+	ck_assert_int_eq(route_ssm_sessions(-1, &two, 32, NULL),
+	    route_ssm_sessions(ROUTE_SSM_UNKNOWN_BYTES, &two, 32, NULL));
+	/* NULL cost: the defaults, one core. */
+	ck_assert_int_eq(route_ssm_sessions(20 * MiB, NULL, 32, NULL),
+	    route_ssm_sessions(20 * MiB, &one, 32, NULL));
+	/* Monotone in bytes, and each session added shortens the copy. */
+	for (long long b = 0, last = 1; b < 200 * MiB; b += 700 * KiB) {
+		double t1, t2;
+		int n = route_ssm_sessions(b, &two, 32, &t1);
 
 		ck_assert_int_ge(n, last);
 		last = n;
+		if (n > 1) {
+			(void)route_ssm_sessions(b, &two, n - 1, &t2);
+			ck_assert(t1 < t2);
+		}
 	}
+}
+END_TEST
+
+START_TEST(tuning_model)
+{
+	struct route_tuning t;
+
+	/* scp's own pipeline is the floor on the standard route, far. */
+	route_tuning(ROUTE_STANDARD, 50, &t);
+	ck_assert_int_eq(t.channels, 1);
+	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
+	ck_assert_uint_ge(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	/* Near, what was measured faster. */
+	route_tuning(ROUTE_STANDARD, 0.1, &t);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_INFLIGHT_MIN);
+	/* Far bypass: channels, reads shared, writes per channel. */
+	route_tuning(ROUTE_FRESH, 50, &t);
+	ck_assert_int_eq(t.channels, 4);
+	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
+	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_FAST);
+	route_tuning(ROUTE_PROXIED, 0.1, &t);
+	ck_assert_int_eq(t.channels, 1);
+	/* SSM: the session's own budget and small pieces. */
+	route_tuning(ROUTE_SSM_PARALLEL, 50, &t);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_SSM_INFLIGHT);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_SSM_INFLIGHT);
+	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_SSM);
+	ck_assert_int_eq(route_near_connections(0.1, 2), 1);
+	ck_assert_int_eq(route_near_connections(0.1, 8), 4);
+	ck_assert_int_eq(route_near_connections(2.0, 8), 0);
+	ck_assert_int_eq(route_near_connections(-1, 8), 0);
+}
+END_TEST
+
+START_TEST(ssm_waves)
+{
+	struct route_input in = { 0 };
+	struct route_decision d;
+	struct sshcfg cfg;
+
+	ck_assert_int_eq(sshcfg_parse(cfg_ssm_doc, &cfg), 0);
+	in.cfg = &cfg;
+	in.ssm = true;
+	in.bytes = 20 * MiB;
+	in.cores = 2;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_SSM_PARALLEL);
+	ck_assert_int_eq(d.connections, 12);
+	ck_assert_int_eq(d.wave, 2);
+	ck_assert(d.wave_s > 0.59 && d.wave_s < 0.61);
+	in.ssm_start_cpu_s = 1.5;
+	route_decide(&in, &d);
+	ck_assert(d.wave_s > 1.49 && d.wave_s < 1.51);
+	ck_assert_int_lt(d.connections, 12);
+	sshcfg_free(&cfg);
 }
 END_TEST
 
@@ -369,6 +517,9 @@ route_suite(void)
 	tcase_add_test(tc, ssm_sessions_model);
 	tcase_add_test(tc, inflight_model);
 	tcase_add_test(tc, channels_model);
+	tcase_add_test(tc, decide_after_listing);
+	tcase_add_test(tc, tuning_model);
+	tcase_add_test(tc, ssm_waves);
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
 	suite_add_tcase(s, tc);
