@@ -5,6 +5,8 @@
 #     and -vv shows the channels were opened;
 #   - one sshd session (a connection and all its channels) killed mid-copy:
 #     the other connection finishes, exit 0, destination identical;
+#   - not forced, a far download takes the connection opened while ssh
+#     listed; a small one cuts it short; a new host key is recorded once;
 #   - a server that allows one session per connection (MaxSessions 1)
 #     refuses the extra channels: the copy goes on with one, exit 0;
 #   - nothing fscp started is left afterwards.
@@ -143,6 +145,42 @@ run "$FSCP" -vv -l 40000 far:up.bin k.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin k.bin
+
+# Not forced: a download from a far plain host lists over ssh while one
+# bypass connection comes up beside it; the copy takes it once the listing
+# shows it pays, and cuts it short when not.
+unset FSCP_ROUTE FSCP_CONNECTIONS
+head -c 100000 /dev/urandom >small.bin
+cp small.bin "$H/small.bin"
+name="far download: the connection opened while listing joins"
+rm -f spec.bin
+run "$FSCP" -vv far:up.bin spec.bin
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin spec.bin
+check "$name" "-vv says it started while listing" grep -q "bypass connection starts while ssh lists" "$W/err"
+check "$name" "-v says it joined" grep -q "the connection opened while listing joins the copy" "$W/err"
+name="far small download: the speculative connection is cut short"
+rm -f s.bin
+t0=$SECONDS
+run "$FSCP" -v far:small.bin s.bin
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s small.bin s.bin
+check "$name" "the route stays standard" grep -q "route stays standard" "$W/err"
+check "$name" "done within 10 s" test $((SECONDS - t0)) -le 10
+# A host key not known yet under accept-new: ssh records it, once; the
+# speculative connection leaves that to ssh.
+name="accept-new: the key is recorded once"
+cp "$CFG" "$W/cfg-new"
+sed -i -e "s|StrictHostKeyChecking yes|StrictHostKeyChecking accept-new|" \
+	-e "s|UserKnownHostsFile .*|UserKnownHostsFile $W/kh-new|" "$W/cfg-new"
+: >"$W/kh-new"
+rm -f n.bin
+CFG_SAVE=$CFG CFG=$W/cfg-new
+run "$FSCP" far:up.bin n.bin
+CFG=$CFG_SAVE
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin n.bin
+check "$name" "one line added to known_hosts ($(wc -l <"$W/kh-new"))" test "$(wc -l <"$W/kh-new")" = 1
 
 stop_all
 

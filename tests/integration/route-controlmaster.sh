@@ -29,14 +29,7 @@ echo "master pid $MASTER_PID on $SOCK"
 # small enough to keep the test quick on a loaded machine.
 BIG=$((9 << 20))
 SMALL=$((100 << 10))
-setup() {
-	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
-	fscp_put_file src/big.bin "$BIG" 0640
-	fscp_put_file "$SSHD_HOME/src/big.bin" "$BIG" 0604
-	fscp_put_file src/small.bin "$SMALL" 0600
-	fscp_put_file "$SSHD_HOME/src/small.bin" "$SMALL" 0600
-	fscp_set_times src "$SSHD_HOME/src"
-}
+setup() { route_setup_big_small; }
 sockre=$(printf '%s' "$SOCK" | sed 's/[][\.*^$/]/\\&/g')
 
 # fresh: both directions, with and without -p.
@@ -54,9 +47,23 @@ fresh_case() {	# name, then fscp_compare options and args
 	route_check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
 }
 fresh_case "fresh: upload 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
-fresh_case "fresh: download 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v cm-test:src/big.bin dst/
 fresh_case "fresh: upload -r -p (9 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
-fresh_case "fresh: download 9 MiB -p" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
+# A download decides after listing, with the round trip the listing
+# measured: this near, a fresh connection pays only from 64 MiB
+# (route.h ROUTE_BIG_BYTES); a smaller one stays on the master.
+HUGE=$((65 << 20))
+setup_huge() {
+	mkdir -p dst "$SSHD_HOME/src"
+	fscp_put_file "$SSHD_HOME/src/huge.bin" "$HUGE" 0604
+	fscp_set_times "$SSHD_HOME/src"
+}
+fresh_case "fresh: download 65 MiB -p" --setup setup_huge --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/huge.bin dst/
+route_check "fresh: download 65 MiB -p" "fscp grew after listing" grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"
+name="near download of 9 MiB stays on the master"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
+route_expect "$name" standard "size unknown"
+route_check "$name" "fscp stayed after listing" grep -q "route stays standard: .*small copy (9.0 MiB) stays on the live master" "$ROUTE_ERR_fscp"
+route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
 
 # -O has one stream: a big upload takes one fresh libssh connection (the
 # remote scp on an exec channel); a download, its size unknown, stays on

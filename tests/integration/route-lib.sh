@@ -144,6 +144,17 @@ route_ready() {
 	sed -nE 's/^[^ :]+: ([0-9]+) of ([0-9]+) connections ready in .*/\1 \2/p' "$ROUTE_ERR_fscp" | head -1
 }
 
+# The fixture of route-controlmaster.sh and route-proxied.sh: big.bin ($BIG
+# bytes) and small.bin ($SMALL) on both sides, under src/, and dst/.
+route_setup_big_small() {
+	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+	fscp_put_file src/big.bin "$BIG" 0640
+	fscp_put_file "$SSHD_HOME/src/big.bin" "$BIG" 0604
+	fscp_put_file src/small.bin "$SMALL" 0600
+	fscp_put_file "$SSHD_HOME/src/small.bin" "$SMALL" 0600
+	fscp_set_times src "$SSHD_HOME/src"
+}
+
 # ---- test hosts (call after fscp_test_init) ----------------------------------
 
 # route_host PATTERN KNOWN_HOSTS [LINE...]: append a Host entry for the test
