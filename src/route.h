@@ -65,6 +65,8 @@ struct route_input {
 	double ssm_start_cpu_s;	/* CPU time of one SSM CLI start; 0: the default */
 	enum route_force force;
 	bool legacy_or_special;	/* -O, -D, -S non-ssh, -3 ... → standard */
+	bool one_stream;	/* the legacy protocol on an exec channel: no
+				   deciding again later */
 	const char *special_why;	/* e.g. "-O (legacy scp protocol)" */
 };
 

@@ -1120,9 +1120,10 @@ struct session_facts {
 /* want > 0: that many connections at most, whatever FSCP_CONNECTIONS says. */
 static void
 session_decide(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, int want, struct session_facts *f)
+    const char *user, int port, long long bytes, int want, bool one_stream,
+    struct session_facts *f)
 {
-	struct route_input in = { .bytes = bytes };
+	struct route_input in = { .bytes = bytes, .one_stream = one_stream };
 	struct sshcfg *cfg = NULL;
 	struct proxycmd_ssm ssm = { 0 };
 	char err[512], *why = f->why;
@@ -1259,7 +1260,7 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 	char *proxy = NULL, *direct;
 	bool compress;
 
-	session_decide(s, o, host, user, port, bytes, want, &f);
+	session_decide(s, o, host, user, port, bytes, want, false, &f);
 	in = f.in;
 	d = f.d;
 	cfg = s->cfg;
@@ -1414,7 +1415,7 @@ session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
 	char err[512] = "";
 	bool ok = false;
 
-	session_decide(&x->s, o, host, user, port, bytes, 0, &f);
+	session_decide(&x->s, o, host, user, port, bytes, 0, true, &f);
 	/* The legacy protocol is one stream: only a route that is faster with
 	 * one connection pays (a fresh one beside a busy master, a direct
 	 * path around SSM).  A master with the size unknown stays. */

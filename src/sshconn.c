@@ -644,6 +644,10 @@ shared_unlock(struct sshconn *c)
 static void
 shared_wait(struct sshconn *c)
 {
+	/* What libssh could not write yet (an EOF, a window adjust) must go
+	 * out before anyone sleeps: the server may be waiting for it. */
+	if (ssh_get_status(c->s) & SSH_WRITE_PENDING)
+		(void)ssh_blocking_flush(c->s, 100);
 	if (!c->polling) {
 		struct pollfd pf[2] = {
 			{ .fd = c->fd, .events = POLLIN },
@@ -800,8 +804,10 @@ chan_close_shared(struct sshconn_chan *k)
 	int status = -1;
 
 	pthread_mutex_lock(&c->lock);
-	if (ssh_channel_is_open(k->ch) && !ssh_channel_is_closed(k->ch))
+	if (ssh_channel_is_open(k->ch) && !ssh_channel_is_closed(k->ch)) {
 		ssh_channel_send_eof(k->ch);
+		(void)ssh_blocking_flush(c->s, SSHCONN_CLOSE_TIMEOUT * 1000);
+	}
 	for (;;) {
 		unsigned char junk[4096];
 		int r = ssh_channel_poll(k->ch, 0);

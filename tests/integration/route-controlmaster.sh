@@ -46,17 +46,25 @@ fresh_case() {	# name, then fscp_compare options and args
 	ready=$(route_ready)
 	route_check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
 }
-fresh_case "fresh: upload 9 MiB" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
-fresh_case "fresh: upload -r -p (9 MiB + 100 KiB)" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
-# A download decides after listing, with the round trip the listing
-# measured: this near, a fresh connection pays only from 64 MiB
-# (route.h ROUTE_BIG_BYTES); a smaller one stays on the master.
+# The copy starts on the master; the round trip its SFTP measures decides
+# whether fresh connections join: this near (under 2 ms) only from 64 MiB
+# (route.h ROUTE_BIG_BYTES); a smaller copy stays on the master.
 HUGE=$((65 << 20))
 setup_huge() {
-	mkdir -p dst "$SSHD_HOME/src"
+	mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+	fscp_put_file src/huge.bin "$HUGE" 0640
+	fscp_put_file src/sub/small.bin "$SMALL" 0600
 	fscp_put_file "$SSHD_HOME/src/huge.bin" "$HUGE" 0604
-	fscp_set_times "$SSHD_HOME/src"
+	fscp_set_times src "$SSHD_HOME/src"
 }
+fresh_case "fresh: upload 65 MiB" --setup setup_huge --expect-rc 0 --no-stderr -- -v src/huge.bin cm-test:dst/
+route_check "fresh: upload 65 MiB" "fscp grew once the round trip was known" \
+	grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"
+fresh_case "fresh: upload -r -p (65 MiB + 100 KiB)" --setup setup_huge --expect-rc 0 --no-stderr --times -- -v -r -p src cm-test:dst/
+name="near upload of 9 MiB stays on the master"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
+route_expect "$name" standard "ControlMaster socket $sockre is live; 9.0 MiB to move: the copy starts on the master"
+route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
 fresh_case "fresh: download 65 MiB -p" --setup setup_huge --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/huge.bin dst/
 route_check "fresh: download 65 MiB -p" "fscp grew after listing" grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"
 name="near download of 9 MiB stays on the master"

@@ -76,14 +76,16 @@ static const struct row {
 	{ "plain forced bypass", &cfg_plain, NULL, NO, NO, 10 * KiB, 0,
 	  ROUTE_FORCE_BYPASS, NO, ROUTE_FRESH, 4, "(forced)" },
 	{ "cm live big", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
-	  ROUTE_FRESH, 4,
-	  "ControlMaster socket /root/.ssh/cm-x is live; 1.0 GiB to move; 4 connections" },
+	  ROUTE_STANDARD, 1,
+	  "ControlMaster socket /root/.ssh/cm-x is live; 1.0 GiB to move: the copy starts "
+	  "on the master until the round trip is known" },
 	{ "cm live small", &cfg_cm_auto, NULL, YES, NO, 100 * KiB, 0, ROUTE_FORCE_AUTO,
 	  NO, ROUTE_STANDARD, 1, "small copy (100.0 KiB) stays on the live master" },
 	{ "cm live just below", &cfg_cm_auto, NULL, YES, NO, 8 * MiB - 1, 0,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "stays on the live master" },
 	{ "cm live threshold", &cfg_cm_auto, NULL, YES, NO, 8 * MiB, 0,
-	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "8.0 MiB to move" },
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "8.0 MiB to move: the copy starts on the "
+	  "master until the round trip is known" },
 	{ "cm live unknown size", &cfg_cm_auto, NULL, YES, NO, -1, 0, ROUTE_FORCE_AUTO,
 	  NO, ROUTE_STANDARD, 1, "is live; size unknown until listed" },
 	{ "cm live small forced", &cfg_cm_auto, NULL, YES, NO, 1 * KiB, 0,
@@ -95,7 +97,8 @@ static const struct row {
 	{ "cm live 999 wanted", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 999,
 	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, ROUTE_MAX_CONNS, "64 connections" },
 	{ "cm client-only live", &cfg_cm_client, NULL, YES, NO, 100 * MiB, 0,
-	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "/root/.ssh/cm-y is live" },
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "/root/.ssh/cm-y is live; 100.0 MiB to "
+	  "move: the copy starts on the master until the round trip is known" },
 	{ "cm not live", &cfg_cm_auto, NULL, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_STANDARD, 1, "ControlPath /root/.ssh/cm-x has no live master" },
 	{ "cm live forced standard", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0,
@@ -158,7 +161,8 @@ static const struct row {
 	{ "nc proxy 3 wanted", &cfg_nc, NULL, NO, NO, 1 * GiB, 3, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_PROXIED, 3, "3 connections through the same proxy" },
 	{ "corkscrew + live master", &cfg_corkscrew, NULL, YES, NO, 1 * GiB, 0,
-	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "/tmp/cm-old is live" },
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "/tmp/cm-old is live; 1.0 GiB to move: "
+	  "the copy starts on the master until the round trip is known" },
 	{ "no config", NULL, NULL, YES, YES, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_STANDARD, 1, "ssh -G failed" },
 };
@@ -197,7 +201,8 @@ START_TEST(decide_table)
 	ck_assert_msg(d.connections == r->conns, "%s: got %d connections (%s)",
 	    r->name, d.connections, d.reason);
 	/* Decide again after the listing: only a size we do not know yet. */
-	ck_assert_msg(d.grow == (strstr(r->reason_has, "size unknown until listed") != NULL),
+	ck_assert_msg(d.grow == (strstr(r->reason_has, "size unknown until listed") != NULL ||
+	    strstr(r->reason_has, "until the round trip is known") != NULL),
 	    "%s: grow %d", r->name, d.grow);
 	ck_assert_msg(strstr(d.reason, r->reason_has) != NULL,
 	    "%s: reason \"%s\" lacks \"%s\"", r->name, d.reason, r->reason_has);
@@ -225,7 +230,6 @@ START_TEST(decide_after_listing)
 		{ &cfg_cm_auto, YES, 64 * MiB - 1, 1.5, ROUTE_STANDARD },
 		{ &cfg_cm_auto, YES, 64 * MiB, 0.1, ROUTE_FRESH },
 		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
-		{ &cfg_cm_auto, YES, 16 * MiB, 0, ROUTE_FRESH },	/* 0: not measured */
 		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
 		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
@@ -412,6 +416,30 @@ START_TEST(ssm_sessions_model)
 }
 END_TEST
 
+/* The legacy protocol's one stream cannot grow later: beside a master it
+ * decides at once (a fresh exec channel from 8 MiB, as before). */
+START_TEST(decide_one_stream)
+{
+	struct sshcfg cfg;
+	struct route_input in = { 0 };
+	struct route_decision d;
+
+	ck_assert_int_eq(sshcfg_parse(cfg_cm_auto, &cfg), 0);
+	in.cfg = &cfg;
+	in.master_live = true;
+	in.bytes = 16 * MiB;
+	in.one_stream = true;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_FRESH);
+	ck_assert(!d.grow);
+	in.one_stream = false;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_STANDARD);
+	ck_assert(d.grow);
+	sshcfg_free(&cfg);
+}
+END_TEST
+
 START_TEST(tuning_model)
 {
 	struct route_tuning t;
@@ -495,6 +523,7 @@ START_TEST(long_controlpath_truncates)
 	in.cfg = &cfg;
 	in.master_live = true;
 	in.bytes = GiB;
+	in.rtt_ms = 50;
 	route_decide(&in, &d);
 	ck_assert_int_eq(d.kind, ROUTE_FRESH);
 	ck_assert_uint_eq(strlen(d.reason), sizeof(d.reason) - 1);
@@ -519,6 +548,7 @@ route_suite(void)
 	tcase_add_test(tc, channels_model);
 	tcase_add_test(tc, decide_after_listing);
 	tcase_add_test(tc, tuning_model);
+	tcase_add_test(tc, decide_one_stream);
 	tcase_add_test(tc, ssm_waves);
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
