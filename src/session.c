@@ -240,6 +240,7 @@ struct session_pending {
 	pthread_t pacer;	/* starts the later waves; 0: none */
 	bool expanded;		/* ... it has */
 	int started;		/* connections whose thread was started */
+	int limit;		/* no more than this many are started */
 	double t0, last;	/* start, and when the latest came up */
 	bool stop;		/* no more wanted: abort what is still connecting */
 	bool joined;		/* its owner is joining the threads */
@@ -328,6 +329,8 @@ static void *session_connect_one(void *arg);
 static void
 session_batch_start(struct session_pending *b, int upto)
 {
+	if (upto > b->limit)
+		upto = b->limit;
 	for (int c = b->started; c < upto && c < b->n / b->per; c++) {
 		struct session_job *j = &b->jobs[c * b->per];
 
@@ -379,7 +382,7 @@ session_pacer(void *arg)
 	int conns = b->n / b->per;
 
 	pthread_mutex_lock(&b->lock);
-	while (b->started < conns && !b->stop) {
+	while (b->started < conns && b->started < b->limit && !b->stop) {
 		double due = clock_now() + b->wave_s;
 
 		while (!b->stop && clock_now() < due) {
@@ -879,6 +882,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct s
 	/* Probing: the first connection starts the others (session_batch_expand). */
 	b->probe = probe && n > 1;
 	b->spec = spec;
+	b->limit = n;
 	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
 	b->wave_s = h->wave_s;
 	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
@@ -1332,6 +1336,12 @@ session_open_n(struct session *s, const struct fscp_opts *o, const char *host,
 	free(direct);
 	if (in.ssm)
 		proxycmd_ssm_free(&f.ssm);
+	/* Through a master the size may be known already (an upload): the
+	 * master's SFTP has just measured the round trip, so whether fresh
+	 * connections pay is known now, before the planning, and they come
+	 * up while it runs. */
+	if (s->may_grow && s->master_live && bytes >= 0)
+		(void)session_grow(s, o, bytes);
 }
 
 /* A legacy stream on a bypass: the exec channel, and the connection (and
@@ -1458,6 +1468,34 @@ session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
 	session_open_n(s, o, host, user, port, -1, NULL, 1);
 }
 
+/* SSM sessions for a download were planned before its size was known:
+ * now that the listing has told, the waves still to come stop at what
+ * the copy is worth (each start costs a CLI's CPU, which the running
+ * sessions' relays need). */
+static void
+session_ssm_trim(struct session *s, const struct fscp_opts *o, long long bytes)
+{
+	struct session_pending *b = s->pending;
+	struct route_ssm_cost c = { .cores = (int)sysconf(_SC_NPROCESSORS_ONLN),
+		.start_cpu_s = o->ssm_start_cpu_s };
+	int n;
+
+	if (s->route != ROUTE_SSM_PARALLEL || b == NULL || b->wave == 0 || bytes < 0 ||
+	    o->connections > 0)
+		return;
+	n = route_ssm_sessions(bytes, &c, ROUTE_SSM_MAX_SESSIONS, NULL);
+	pthread_mutex_lock(&b->lock);
+	if (n < b->limit) {
+		char size[32];
+
+		route_format_bytes(bytes, size, sizeof(size));
+		b->limit = n < b->started ? b->started : n;
+		log_verbose("listed: %s to move, %d SSM sessions are enough", size, b->limit);
+		pthread_cond_broadcast(&b->cond);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
 bool
 session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 {
@@ -1465,6 +1503,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	struct route_decision d;
 	int had = s->nconns;
 
+	session_ssm_trim(s, o, bytes);
 	if (!s->may_grow)
 		return false;
 	s->may_grow = false;
