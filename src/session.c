@@ -386,16 +386,8 @@ session_pacer(void *arg)
 		double due = clock_now() + b->wave_s;
 
 		while (!b->stop && clock_now() < due) {
-			struct timespec ts;
-			double left = due - clock_now();
+			struct timespec ts = clock_deadline(due - clock_now());
 
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += (time_t)left;
-			ts.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
 			(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 		}
 		if (b->stop)
@@ -420,14 +412,8 @@ session_job_pause(struct session_job *j, double s)
 
 	pthread_mutex_lock(&b->lock);
 	while (!b->stop && clock_now() < due) {
-		struct timespec ts;
+		struct timespec ts = clock_deadline(due - clock_now());
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
 		(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 	}
 	stop = b->stop;

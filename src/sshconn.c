@@ -664,14 +664,8 @@ shared_wait(struct sshconn *c)
 		c->polling = false;
 		pthread_cond_broadcast(&c->cond);
 	} else {
-		struct timespec ts;
+		struct timespec ts = clock_deadline(SSHCONN_SHARED_POLL_MS / 1000.0);
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += SSHCONN_SHARED_POLL_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
 		(void)pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 	}
 }
