@@ -259,19 +259,60 @@ auth_agent_setup(struct sshconn *c, const struct sshcfg *cfg)
 	return ssh_options_set(c->s, SSH_OPTIONS_IDENTITY_AGENT, sock) == SSH_OK;
 }
 
+/* libssh 0.10's auth calls wait for the server's reply without looking
+ * at the session: once its socket is gone (a stopped batch shuts it down,
+ * a proxy dies) they poll a closed descriptor until the timeout, 120 s.
+ * So they run in short slices, and a closed socket or the deadline ends
+ * the wait between two. */
+#define AUTH_SLICE_USEC	200000L
+
+enum auth_method { AUTH_NONE, AUTH_AGENT, AUTH_KEY };
+
+static bool
+auth_socket_gone(struct sshconn *c)
+{
+	return ssh_get_fd(c->s) < 0 || (ssh_get_status(c->s) & (SSH_CLOSED | SSH_CLOSED_ERROR));
+}
+
+/* One method to its end: SSH_AUTH_SUCCESS, _DENIED, _PARTIAL or _ERROR
+ * (never _AGAIN). */
+static int
+auth_try(struct sshconn *c, enum auth_method m, ssh_key key, double deadline)
+{
+	for (;;) {
+		int rc = m == AUTH_NONE ? ssh_userauth_none(c->s, NULL) :
+		    m == AUTH_AGENT ? ssh_userauth_agent(c->s, NULL) :
+		    ssh_userauth_publickey(c->s, NULL, key);
+
+		if (rc != SSH_AUTH_AGAIN)
+			return rc;
+		if (auth_socket_gone(c))
+			return SSH_AUTH_ERROR;
+		if (clock_now() >= deadline) {
+			ssh_disconnect(c->s);
+			return SSH_AUTH_ERROR;
+		}
+	}
+}
+
 static enum sshconn_err
-auth_run(struct sshconn *c, const struct sshconn_params *p, char *err, size_t errlen)
+auth_run(struct sshconn *c, const struct sshconn_params *p, long timeout_s, char *err,
+    size_t errlen)
 {
 	const struct sshcfg *cfg = p->cfg;
+	double deadline = clock_now() + (double)timeout_s;
+	long zero = 0, slice = AUTH_SLICE_USEC;
 	int rc;
 	size_t i;
 	char *user = NULL;
 
+	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &zero);
+	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT_USEC, &slice);
 	/* Keys straight away: asking with "none" first for the server's methods
 	 * costs a round trip per connection (40 ms through SSM), and a server
 	 * without publickey just refuses the key. */
 	if (!cfg->pubkeyauthentication) {
-		rc = ssh_userauth_none(c->s, NULL);
+		rc = auth_try(c, AUTH_NONE, NULL, deadline);
 		if (rc == SSH_AUTH_SUCCESS)
 			return SSHCONN_OK;
 		if (rc == SSH_AUTH_ERROR)
@@ -283,10 +324,10 @@ auth_run(struct sshconn *c, const struct sshconn_params *p, char *err, size_t er
 	 * agent keys that match an IdentityFile; libssh 0.10 cannot pick agent
 	 * keys, so skip the agent then (unencrypted files still work). */
 	if (!cfg->identitiesonly && auth_agent_setup(c, cfg)) {
-		rc = ssh_userauth_agent(c->s, NULL);
+		rc = auth_try(c, AUTH_AGENT, NULL, deadline);
 		if (rc == SSH_AUTH_SUCCESS)
 			return SSHCONN_OK;
-		if (rc == SSH_AUTH_ERROR && ssh_get_status(c->s) & (SSH_CLOSED | SSH_CLOSED_ERROR))
+		if (rc == SSH_AUTH_ERROR && auth_socket_gone(c))
 			goto broken;
 	}
 	for (i = 0; i < cfg->identityfiles.n; i++) {
@@ -299,7 +340,7 @@ auth_run(struct sshconn *c, const struct sshconn_params *p, char *err, size_t er
 			log_debug(1, "sshconn: skipping identity %s (encrypted or unreadable)", file);
 			continue;
 		}
-		rc = ssh_userauth_publickey(c->s, NULL, key);
+		rc = auth_try(c, AUTH_KEY, key, deadline);
 		ssh_key_free(key);
 		if (rc == SSH_AUTH_SUCCESS)
 			return SSHCONN_OK;
@@ -314,7 +355,7 @@ denied:
 	return SSHCONN_ERR_AUTH;
 broken:
 	seterr(err, errlen, "authentication with %s failed: %s", cfg->hostname,
-	    ssh_get_error(c->s));
+	    clock_now() >= deadline ? "timed out" : ssh_get_error(c->s));
 	return SSHCONN_ERR_AUTH;
 }
 
@@ -480,7 +521,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	if (e != SSHCONN_OK)
 		goto fail;
 	if (!p->probe_only) {
-		e = auth_run(c, p, err, errlen);
+		e = auth_run(c, p, hs_timeout, err, errlen);
 		if (e != SSHCONN_OK)
 			goto fail;
 	}

@@ -190,6 +190,29 @@ while True:
 	kill "$silent_pid" 2>/dev/null
 	wait "$silent_pid" 2>/dev/null
 fi
+# A connection stopped while it logs in (fscp stops the ones a finished
+# copy no longer needs) must end at once, not at the timeout (-t 60).  The
+# relay passes the handshake, then holds the server's bytes for 1.5 s: the
+# client waits for the answer to its service request when -X cuts it.
+if command -v python3 >/dev/null; then
+	stall=$(fscp__free_port)
+	python3 "$srcroot/tests/tools/stall-relay" "$stall" "$P" 1.5 &
+	stall_pid=$!
+	for _ in $(seq 50); do
+		fscp__port_open "$stall" && break
+		sleep 0.1
+	done
+	run "cut while logging in: the open ends at once" 4 "authentication with" -- \
+		"${base[@]}" -P "$stall" -k "$kh/good" -s yes -t 60 -X 700 -S 127.0.0.1
+	sed -n 's/^sshconn-try: open returned \([0-9.]*\) s.*/\1/p' "$work/out" >"$work/cut"
+	check "cut while logging in: the open returned within 2 s of the cut ($(cat "$work/cut") s)" \
+		awk '{ ok = $1 < 2 } END { exit !ok }' "$work/cut"
+	kill "$stall_pid" 2>/dev/null
+	wait "$stall_pid" 2>/dev/null
+else
+	echo "FAIL python3 missing: the login-stall relay cannot run"
+	fails=$((fails + 1))
+fi
 run "compression" 0 "VERSION 3" -- "${base[@]}" -k "$kh/good" -s yes -C -S 127.0.0.1
 run "exec stream, 64 MiB, small reads" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -n 1000 -e 'head -c 67108864 /dev/zero' 127.0.0.1
 run "exec stream, 64 MiB, 8 MiB buffer" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -r 8388608 -e 'head -c 67108864 /dev/zero' 127.0.0.1

@@ -8,6 +8,8 @@
  *     -c CONNECT_HOST  -P CONNECT_PORT  -C (compress)  -x (probe only)
  *     -t CONNECT_TIMEOUT  -r READ_BUF_BYTES  -H (hash added names)
  *     -y CIPHERS  -K KEXALGORITHMS  -v (say what sshconn decides)
+ *     -X MS  MS ms after the socket is up, shut it down (as fscp stops a
+ *            connection it no longer wants); say how long the open took
  *     -c/-P: connect there, verify under HOST/alias
  *   actions (after connecting):
  *     -S        sftp subsystem: send INIT, print "VERSION n"
@@ -18,11 +20,13 @@
  * 6 host key left to ssh (it would ask), 1 other. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "log.h"
 #include "sshcfg.h"
@@ -95,9 +99,38 @@ do_exec(struct fscp_stream *st, size_t chunk)
 	return 0;
 }
 
+/* -X: the socket's dup, shut down from a thread after ms. */
+struct cut {
+	int ms, fd;
+	double t0;
+	bool started;
+	pthread_t tid;
+};
+
+static void *
+cut_run(void *arg)
+{
+	struct cut *k = arg;
+	struct timespec ts = { k->ms / 1000, (long)(k->ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	shutdown(k->fd, SHUT_RDWR);
+	return NULL;
+}
+
+static void
+cut_socket(void *arg, int fd)
+{
+	struct cut *k = arg;
+
+	k->fd = dup(fd);
+	k->started = pthread_create(&k->tid, NULL, cut_run, k) == 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct cut cut = { .fd = -1 };
 	struct sshcfg cfg;
 	struct sshconn_params p;
 	struct sshconn *c = NULL;
@@ -119,7 +152,7 @@ main(int argc, char **argv)
 	p.cfg = &cfg;
 	p.proxy_fd = -1;
 
-	while ((opt = getopt(argc, argv, "p:l:k:g:a:s:Bi:IA:c:P:Cxt:r:HSe:n:vy:K:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:l:k:g:a:s:Bi:IA:c:P:Cxt:r:HSe:n:vy:K:X:")) != -1) {
 		switch (opt) {
 		case 'p': cfg.port = atoi(optarg); break;
 		case 'l': cfg.user = xstrdup(optarg); break;
@@ -148,6 +181,7 @@ main(int argc, char **argv)
 		case 'v': log_init("sshconn-try", 1); break;
 		case 'y': cfg.ciphers = xstrdup(optarg); break;
 		case 'K': cfg.kexalgorithms = xstrdup(optarg); break;
+		case 'X': cut.ms = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: sshconn-try [options] HOST (see the source)\n");
 			return 1;
@@ -160,7 +194,17 @@ main(int argc, char **argv)
 	cfg.hostname = xstrdup(argv[optind]);
 	cfg.host_arg = xstrdup(argv[optind]);
 
+	if (cut.ms > 0) {
+		p.on_socket = cut_socket;
+		p.cb_arg = &cut;
+	}
+	cut.t0 = now_s();
 	e = sshconn_open(&p, &c, err, sizeof(err));
+	if (cut.started) {
+		pthread_join(cut.tid, NULL);
+		fprintf(stderr, "sshconn-try: open returned %.2f s after the cut\n",
+		    now_s() - cut.t0 - cut.ms / 1000.0);
+	}
 	if (e != SSHCONN_OK) {
 		fprintf(stderr, "sshconn-try: open failed (%d): %s\n", (int)e, err);
 		rc = 1 + (int)e;
