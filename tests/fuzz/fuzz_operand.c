@@ -2,8 +2,8 @@
  * number parsers operands and options share (strtonum, scan_scaled). */
 #include "config.h"
 #include "fuzz.h"
-#include "args.h"
-#include "operand.h"
+#include "cli/args.h"
+#include "policy/operand.h"
 
 #include <errno.h>
 

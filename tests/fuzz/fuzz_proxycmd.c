@@ -3,7 +3,7 @@
  * "ssh -W %h:%p host" form.  Pure functions only: nothing is spawned. */
 #include "config.h"
 #include "fuzz.h"
-#include "proxycmd.h"
+#include "transport/proxycmd.h"
 
 static const struct proxycmd_tokens fuzz_tokens = {
 	.host = "host.example", .host_arg = "alias", .keyalias = NULL,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scp_proto.h"
+#include "scp/scp_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
  * (OPENDIR, READDIR until EOF, CLOSE) and MKDIR.  Request ids start at 1. */
 #include "config.h"
 #include "fuzz.h"
-#include "sftp.h"
+#include "sftp/sftp.h"
 
 #include <stdio.h>
 

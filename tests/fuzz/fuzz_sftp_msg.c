@@ -5,7 +5,7 @@
  * it.  The NAME walk is bounded by the packet, never by the claimed count. */
 #include "config.h"
 #include "fuzz.h"
-#include "sftp_msg.h"
+#include "sftp/sftp_msg.h"
 
 static void
 walk_names(struct sftp_reply *r)

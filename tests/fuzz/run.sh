@@ -46,7 +46,7 @@ lib=$out/libfscp-fuzz.a
 rm -rf "$out/obj" "$lib"
 mkdir -p "$out/obj"
 echo "=== fuzz: building the library"
-for c in "$srcdir"/src/*.c; do
+for c in "$srcdir"/src/*/*.c; do
 	[ "$(basename "$c")" = main.c ] && continue
 	# shellcheck disable=SC2086
 	"$cc" ${flags/fuzzer,/fuzzer-no-link,} -std=c11 -I"$builddir" -I"$srcdir/src" ${FUZZ_CPPFLAGS:-} \

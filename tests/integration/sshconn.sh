@@ -1,5 +1,5 @@
 #!/bin/bash
-# Integration test of src/sshconn.c through tests/tools/sshconn-try against a
+# Integration test of src/transport/sshconn.c through tests/tools/sshconn-try against a
 # private sshd on 127.0.0.1 (tests/lib/sshd.sh).  Exit 0 pass, 1 fail, 99
 # cannot run.  Run from the build directory (make check) or with
 # SSHCONN_TRY=/path/to/sshconn-try bash tests/integration/sshconn.sh.

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "log.h"
-#include "sshcfg.h"
-#include "sshconn.h"
-#include "strv.h"
+#include "cli/args.h"
+#include "util/log.h"
+#include "policy/sshcfg.h"
+#include "transport/sshconn.h"
+#include "util/strv.h"
 
 int
 main(int argc, char **argv)

@@ -28,10 +28,10 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "log.h"
-#include "sshcfg.h"
-#include "sshconn.h"
-#include "strv.h"
+#include "util/log.h"
+#include "policy/sshcfg.h"
+#include "transport/sshconn.h"
+#include "util/strv.h"
 
 static double
 now_s(void)

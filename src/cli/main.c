@@ -1,0 +1,589 @@
+/* fscp: the command line.  scp's main(), toremote() and tolocal() over the
+ * engine: parse, decide where each operand goes, open sessions, hand the
+ * copies to xfer, and exit as scp exits. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/args.h"
+#include "engine/bwlimit.h"
+#include "engine/crossload.h"
+#include "util/log.h"
+#include "policy/operand.h"
+#include "engine/plan.h"
+#include "engine/progress.h"
+#include "scp/scp_legacy.h"
+#include "session/session.h"
+#include "transport/sshproc.h"
+#include "util/strv.h"
+#include "cli/version.h"
+#include "engine/xfer.h"
+
+struct run {
+	struct fscp_opts *o;
+	struct bwlimit *bw;
+	struct progress *pm;
+	struct session s;	/* the open one, if x != NULL */
+	struct xfer *x;
+	struct plan *pl;	/* planning onto x, on its first connection */
+	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
+	struct session from;	/* remote to remote: the open source, if from_open */
+	bool from_open;
+	bool single;		/* only remote sources: the target needs one connection */
+};
+
+static void
+run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
+    const char *sample)
+{
+	struct xfer_params xp = { 0 };
+
+	if (r->single)
+		session_open_one(&r->s, r->o, host, user, port);
+	else
+		session_open(&r->s, r->o, host, user, port, bytes, sample);
+	xp.preserve = r->o->preserve;
+	xp.nrequests = r->o->sftp_nrequests;
+	xp.chunk_size = r->s.chunk_size;
+	xp.inflight_bytes = r->s.inflight_bytes;
+	xp.upload_inflight_bytes = r->s.upload_inflight_bytes;
+	xp.bw = r->bw;
+	xp.progress = r->pm;
+	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
+	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
+}
+
+/* The session's connections still coming up, for the engine, and one
+ * more when all of them died. */
+static struct sftp_conn *
+run_next_conn(void *ctx)
+{
+	return session_next_conn(&((struct run *)ctx)->s);
+}
+
+static void
+run_stop_conns(void *ctx)
+{
+	session_stop_pending(&((struct run *)ctx)->s);
+}
+
+static struct sftp_conn *
+run_reconnect(void *ctx)
+{
+	struct run *r = ctx;
+
+	return session_reconnect(&r->s, r->o);
+}
+
+/* Before an early exit: everything closed, every connection thread
+ * joined (one still in its handshake at exit() would crash in OpenSSL's
+ * freed state).  What is unmoved stays unmoved. */
+static void
+run_shutdown(struct run *r)
+{
+	plan_free(r->pl);
+	r->pl = NULL;
+	xfer_free(r->x);
+	r->x = NULL;
+	(void)session_close(&r->s);
+	if (r->from_open) {
+		r->from_open = false;
+		(void)session_close(&r->from);
+	}
+}
+
+/* Every connection died with work left: scp's lostconn(), or its fatal()
+ * when the last one was given up for a broken reply. */
+static void FSCP_NORETURN
+run_lost(struct run *r)
+{
+	char fatal[256] = "";
+
+	if (r->x != NULL && xfer_fatal(r->x) != NULL)
+		snprintf(fatal, sizeof(fatal), "%s", xfer_fatal(r->x));
+	else
+		fputs("lost connection\n", stderr);
+	run_shutdown(r);
+	if (fatal[0] != '\0')
+		log_fatal("%s", fatal);
+	exit(1);
+}
+
+static void
+run_close(struct run *r)
+{
+	if (r->x == NULL)
+		return;
+	plan_free(r->pl);
+	r->pl = NULL;
+	/* Growing may move the connection array even when it keeps no new
+	 * connection: always hand the engine the current one. */
+	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
+	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
+		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(&r->s) };
+
+	xfer_set_joiner(r->x, &j);
+	if (xfer_run(r->x) != 0)
+		run_lost(r);
+	xfer_free(r->x);
+	r->x = NULL;
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&r->s) != 0)
+		log_count_error();
+}
+
+/* A planning step ended as scp ends: what is planned moves first (scp
+ * copies in order), then fatal()'s message and 255. */
+static void
+run_planned(struct run *r, enum plan_status st)
+{
+	char msg[1024] = "";
+
+	if (st == PLAN_OK)
+		return;
+	if (r->pl != NULL && plan_fatal_msg(r->pl) != NULL)
+		snprintf(msg, sizeof(msg), "%s", plan_fatal_msg(r->pl));
+	run_close(r);
+	run_shutdown(r);
+	/* A synchronous request that finds the connection gone is scp's
+	 * fatal() too ("Connection closed"). */
+	if (st == PLAN_LOST)
+		log_fatal("Connection closed");
+	if (msg[0] != '\0')
+		log_fatal("%s", msg);
+	exit(255);
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Reuse the open session for consecutive operands on the same host. */
+static struct plan *
+run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
+    const char *sample)
+{
+	if (r->x != NULL && strcmp(r->s.host, host) == 0 &&
+	    same_str(r->s.user, user) && r->s.port == port)
+		return r->pl;
+	run_close(r);
+	run_open(r, host, user, port, bytes, sample);
+	return r->pl;
+}
+
+/* Bytes under a local path (following scp's rules loosely: links are
+ * followed), capped so a huge tree does not delay the start. */
+static long long
+local_bytes(const char *path, bool recursive, int *budget)
+{
+	struct stat st;
+	long long sum = 0;
+
+	if (--*budget < 0 || stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return st.st_size;
+	if (!S_ISDIR(st.st_mode) || !recursive)
+		return 0;
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL && *budget > 0) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+
+		sum += local_bytes(sub, true, budget);
+		free(sub);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* Total bytes of the local sources, and the first regular file as a
+ * sample for the compression check. */
+static long long
+upload_bytes(const struct fscp_opts *o, const char **sample)
+{
+	int budget = 20000;
+	long long sum = 0;
+	struct stat st;
+
+	*sample = NULL;
+	for (int i = 0; i < o->noperands - 1; i++) {
+		/* A remote source's size is known once it is listed. */
+		if (operand_colon(o->operands[i]) != NULL)
+			return -1;
+		if (*sample == NULL && stat(o->operands[i], &st) == 0 && S_ISREG(st.st_mode))
+			*sample = o->operands[i];
+		sum += local_bytes(o->operands[i], o->recursive, &budget);
+	}
+	return budget < 0 ? -1 : sum;
+}
+
+/* operand_parse(), with scp's complaint about a bad URI (an error, and the
+ * caller goes on with the next operand). */
+static bool
+parse_operand(const char *arg, struct fscp_operand *op)
+{
+	if (operand_parse(arg, op) == OPERAND_OK)
+		return true;
+	fprintf(stderr, "%s: invalid uri\n", arg);
+	log_count_error();
+	return false;
+}
+
+static int
+effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
+{
+	return op->port != -1 ? op->port : o->port;
+}
+
+/* A remote source with a remote target and scp on the hosts: -R runs scp
+ * on the source host (either protocol); -O -3 joins two ssh children. */
+static void
+remote_to_remote_scp(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
+{
+	if (s->user != NULL && !operand_okname(s->user)) {
+		fprintf(stderr, "%s: invalid user name\n", s->user);
+		log_count_error();
+		return;
+	}
+	if (!r->o->throughlocal) {
+		/* scp -R passes only a URI's port, not -P. */
+		struct scp_legacy_end from = { s->host, s->user, s->port, s->path };
+		struct scp_legacy_end to = { t->host, t->user, t->port, t->path };
+
+		scp_legacy_remote(&r->legacy, &from, &to);
+	} else if (r->o->legacy) {
+		struct scp_legacy_end from = { s->host, s->user, effective_port(r->o, s), s->path };
+		struct scp_legacy_end to = { t->host, t->user, effective_port(r->o, t), t->path };
+
+		scp_legacy_through_local(&r->legacy, &from, &to);
+	}
+}
+
+/* The one connection crossload moves a side's data over: the newest
+ * libssh one (a bypass, or what a listing route grew into), waiting for
+ * the first that is still coming up; else the ssh one. */
+static struct sftp_conn *
+data_conn(struct session *s)
+{
+	struct sftp_conn *c;
+
+	for (int i = s->nconns - 1; i >= 0; i--)
+		if (s->ssh != NULL && s->ssh[i] != NULL)
+			return s->conns[i];
+	if ((c = session_next_conn(s)) != NULL)
+		return c;
+	return s->conns[0];
+}
+
+/* Grow s into its bypass as a copy of bytes would; the connection to use,
+ * and no more are waited for.  *grew (if given) says whether it grew. */
+static struct sftp_conn *
+grow_for(struct session *s, const struct fscp_opts *o, long long bytes, bool *grew)
+{
+	struct sftp_conn *c;
+	bool g = session_grow(s, o, bytes);
+
+	if (grew != NULL)
+		*grew = g;
+	c = data_conn(s);
+	session_stop_pending(s);
+	return c;
+}
+
+static void
+source_close(struct run *r)
+{
+	if (!r->from_open)
+		return;
+	r->from_open = false;
+	/* scp counts a failing ssh as an error. */
+	if (session_close(&r->from) != 0)
+		log_count_error();
+}
+
+/* The source's session; consecutive operands on one host share it (scp
+ * connects again for each). */
+static struct session *
+source_for(struct run *r, const struct fscp_operand *s)
+{
+	int port = effective_port(r->o, s);
+
+	if (r->from_open && strcmp(r->from.host, s->host) == 0 &&
+	    same_str(r->from.user, s->user) && r->from.port == port)
+		return &r->from;
+	source_close(r);
+	session_open_one(&r->from, r->o, s->host, s->user, port);
+	r->from_open = true;
+	return &r->from;
+}
+
+/* scp's remote to remote through this host (the default and -3): the
+ * destination once, then the source operands' hosts, each side on the
+ * route it would take alone: the source is listed first, then both
+ * sessions may grow into their bypass for the size found. */
+static void
+remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_operand *s,
+    bool tsbd)
+{
+	struct crossload_params cp = {
+		.preserve = r->o->preserve, .recursive = r->o->recursive,
+		.target_should_be_dir = tsbd, .nrequests = r->o->sftp_nrequests,
+		.bw = r->bw, .progress = r->pm,
+	};
+	struct session *src;
+	struct sftp_conn *from, *to;
+	struct crossload_plan *pl;
+	long long bytes;
+	bool grew;
+
+	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
+	/* The planning runs on the connections already up, without waiting
+	 * for the ones still coming up (grow_for() opens what the size needs). */
+	session_end_pending(&r->s);
+	/* Uploads of earlier local sources go first: scp copies in order, and
+	 * a later source may land on the same name. */
+	if (xfer_run(r->x) != 0)
+		run_lost(r);
+	src = source_for(r, s);
+	if (crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp,
+	    &pl) != PLAN_OK) {
+		/* A connection died under the planning: scp's fatal(), said
+		 * once every session is closed and its threads joined. */
+		crossload_plan_free(pl);
+		run_shutdown(r);
+		log_fatal("Connection closed");
+	}
+	bytes = crossload_plan_bytes(pl);
+	from = grow_for(src, r->o, bytes, NULL);
+	to = grow_for(&r->s, r->o, bytes, &grew);
+	/* Uploads still to come need the target's new connection array. */
+	if (grew)
+		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
+		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	char fatal[256];
+
+	if (crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes, fatal,
+	    sizeof(fatal)) != 0) {
+		crossload_plan_free(pl);
+		run_shutdown(r);
+		log_fatal("%s", fatal);
+	}
+	crossload_plan_free(pl);
+}
+
+static bool
+all_sources_remote(const struct fscp_opts *o)
+{
+	for (int i = 0; i < o->noperands - 1; i++)
+		if (operand_colon(o->operands[i]) == NULL)
+			return false;
+	return true;
+}
+
+static void
+toremote(struct run *r)
+{
+	struct fscp_opts *o = r->o;
+	const char *targ_arg = o->operands[o->noperands - 1];
+	struct fscp_operand t;
+	bool tsbd = o->noperands > 2 || o->target_dir;
+	const char *sample;
+	long long bytes = upload_bytes(o, &sample);
+
+	r->single = all_sources_remote(o);
+	if (!parse_operand(targ_arg, &t))
+		return;
+	if (!t.remote) {
+		fprintf(stderr, "%s: invalid target\n", targ_arg);
+		log_count_error();
+		operand_free(&t);
+		return;
+	}
+	for (int i = 0; i < o->noperands - 1; i++) {
+		struct fscp_operand s;
+
+		if (!parse_operand(o->operands[i], &s))
+			continue;
+		if (s.remote) {
+			if (o->legacy || !o->throughlocal) {
+				remote_to_remote_scp(r, &s, &t);
+			} else if (s.user != NULL && !operand_okname(s.user)) {
+				fprintf(stderr, "%s: invalid user name\n", s.user);
+				log_count_error();
+			} else {
+				remote_to_remote(r, &t, &s, tsbd);
+			}
+			operand_free(&s);
+			continue;
+		}
+		if (o->legacy) {
+			scp_legacy_upload(&r->legacy, t.host, t.user, effective_port(o, &t),
+			    t.path, o->operands[i], bytes);
+			operand_free(&s);
+			continue;
+		}
+		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
+
+		enum plan_status ps = plan_upload(pl, s.path, t.path, tsbd);
+
+		operand_free(&s);
+		run_planned(r, ps);
+	}
+	source_close(r);
+	run_close(r);
+	operand_free(&t);
+}
+
+/* scp's verifydir(): exit 1 unless target is a directory. */
+static void
+verifydir(const char *target)
+{
+	struct stat st;
+
+	if (stat(target, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return;
+		errno = ENOTDIR;
+	}
+	log_runerr("%s: %s", target, strerror(errno));
+	exit(1);
+}
+
+static void
+local_copy(struct run *r, const char *src, const char *dst)
+{
+	struct strv argv = { 0 };
+
+	strv_push(&argv, "cp");
+	if (r->o->recursive)
+		strv_push(&argv, "-r");
+	if (r->o->preserve)
+		strv_push(&argv, "-p");
+	strv_push(&argv, "--");
+	strv_push(&argv, src);
+	strv_push(&argv, dst);
+	if (r->o->verbose) {
+		char *line = strv_join_quoted(&argv);
+
+		fprintf(stderr, "Executing: %s\n", line);
+		free(line);
+	}
+	if (sshproc_run(&argv) != 0)
+		log_count_error();
+	strv_free(&argv);
+}
+
+static void
+tolocal(struct run *r)
+{
+	struct fscp_opts *o = r->o;
+	const char *dst = o->operands[o->noperands - 1];
+
+	for (int i = 0; i < o->noperands - 1; i++) {
+		struct fscp_operand s;
+
+		if (!parse_operand(o->operands[i], &s))
+			continue;
+		if (s.user != NULL && !operand_okname(s.user)) {
+			fprintf(stderr, "%s: invalid user name\n", s.user);
+			log_count_error();
+			operand_free(&s);
+			continue;
+		}
+		if (!s.remote) {
+			run_close(r);
+			local_copy(r, o->operands[i], dst);
+			scp_legacy_local_cmd(&r->legacy);
+		} else if (o->legacy) {
+			scp_legacy_download(&r->legacy, s.host, s.user, effective_port(o, &s),
+			    s.path, dst);
+		} else {
+			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
+
+			run_planned(r, plan_download(pl, s.path, dst));
+		}
+		operand_free(&s);
+	}
+	run_close(r);
+}
+
+/* scp's killchild(): an interrupted copy exits 1.  Our ssh and proxy
+ * children see their socket close and end on their own. */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	_exit(1);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fscp_opts o;
+	struct run r = { .o = &o };
+	enum args_status st;
+	char usage[1024];
+
+	log_init(argv[0], 0);
+	progress_locale_init();
+	/* Broken pipes become errors we report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+
+	st = args_parse(argc, argv, &o);
+	if (st == ARGS_VERSION) {
+		char text[512];
+
+		fputs(version_text(text, sizeof(text)), stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
+	if (st == ARGS_FATAL) {
+		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
+		exit(255);
+	}
+	if (st == ARGS_USAGE) {
+		if (o.diag[0] != '\0')
+			fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
+		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
+		exit(1);
+	}
+	log_init(argv[0], o.verbose);
+	args_read_env(&o);
+	if (o.server_to || o.server_from)
+		exit(scp_legacy_server(&o));
+
+	r.pm = progress_new(STDOUT_FILENO, o.quiet);
+	r.bw = bwlimit_new(o.limit_bps);
+	scp_legacy_init(&r.legacy, &o, r.pm, r.bw);
+	if (operand_colon(o.operands[o.noperands - 1]) != NULL) {
+		toremote(&r);
+	} else {
+		if (o.noperands > 2 || o.target_dir)
+			verifydir(o.operands[o.noperands - 1]);
+		tolocal(&r);
+	}
+	scp_legacy_finish(&r.legacy);
+	progress_free(r.pm);
+	bwlimit_free(r.bw);
+	args_free(&o);
+	return log_errors() != 0 ? 1 : 0;
+}

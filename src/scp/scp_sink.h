@@ -1,0 +1,19 @@
+/* scp_sink: the receiving side of the legacy protocol, scp.c sink().
+ *
+ * Reads records from the peer and writes files and directories under (or
+ * as) targ, acknowledging each record as scp does.  Every name the peer
+ * sends is checked first (scp_proto): nothing with '/', no "." or "..", no
+ * directory without -r and, when src is given and neither -r nor -T is,
+ * only names matching the last component of src's brace expansions.  Used
+ * by `fscp -t` (src NULL) and by the -O download (src: the remote path
+ * asked for). */
+#ifndef FSCP_SCP_SINK_H
+#define FSCP_SCP_SINK_H
+
+#include "scp/scp_wire.h"
+
+/* scp's sink(1, &targ, src).  Returns at the peer's EOF; protocol errors
+ * exit 1 as in scp. */
+void scp_sink_run(struct scp_wire *w, const char *targ, const char *src);
+
+#endif

@@ -1,0 +1,208 @@
+/* scp_source: scp's source() and rsource() over an scp_wire. */
+#include "config.h"
+#include "scp/scp_source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/bwlimit.h"
+#include "engine/progress.h"
+#include "scp/scp_proto.h"
+#include "util/strv.h"
+
+/* scp reads and writes its data in blocks of this size (COPY_BUFLEN). */
+#define SOURCE_BLOCK (16u * 1024)
+
+static void source_one(struct scp_wire *w, const char *arg);
+
+/* scp's do_times(): T record, then the peer's reply. */
+static int
+send_times(struct scp_wire *w, const struct stat *st)
+{
+	char line[64];
+	size_t n = scpp_format_time(line, sizeof(line), (long long)st->st_mtime,
+	    (long long)st->st_atime);
+
+	if (w->o.verbose) {
+		fprintf(stderr, "File mtime %lld atime %lld\n", (long long)st->st_mtime,
+		    (long long)st->st_atime);
+		fprintf(stderr, "Sending file timestamps: %s", line);
+	}
+	scp_wire_write(w, line, n);
+	return scp_wire_response(w);
+}
+
+static const char *
+last_component(const char *name)
+{
+	const char *s = strrchr(name, '/');
+
+	return s != NULL ? s + 1 : name;
+}
+
+/* rsource(): D, each entry (readdir order, no . and ..), E. */
+static void
+send_dir(struct scp_wire *w, const char *name, const struct stat *st)
+{
+	DIR *d = opendir(name);
+	struct dirent *de;
+	char line[1100];
+
+	if (d == NULL) {
+		scp_wire_run_err(w, "%s: %s", name, strerror(errno));
+		return;
+	}
+	if (w->o.preserve && send_times(w, st) < 0) {
+		closedir(d);
+		return;
+	}
+	size_t n = scpp_format_dir(line, sizeof(line), st->st_mode, last_component(name));
+
+	scp_wire_verbose(w, "Entering directory: %s", line);
+	scp_wire_write(w, line, n);
+	if (scp_wire_response(w) < 0) {
+		closedir(d);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_ino == 0 || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		/* scp builds the path in a PATH_MAX buffer. */
+		if (strlen(name) + 1 + strlen(de->d_name) >= PATH_MAX - 1) {
+			scp_wire_run_err(w, "%s/%s: name too long", name, de->d_name);
+			continue;
+		}
+		char *path = xasprintf("%s/%s", name, de->d_name);
+
+		source_one(w, path);
+		free(path);
+	}
+	closedir(d);
+	scp_wire_write(w, "E\n", 2);
+	(void)scp_wire_response(w);
+}
+
+/* The data of an open file: size bytes whatever happens, zeros after a
+ * read error so the peer stays in step; returns the read error or 0.
+ * A failed write ends the program (lost connection), as in scp. */
+static int
+send_data(struct scp_wire *w, int fd, off_t size)
+{
+	static char block[SOURCE_BLOCK];
+	int err = 0;
+
+	for (off_t done = 0; done < size;) {
+		size_t amt = size - done < (off_t)sizeof(block) ? (size_t)(size - done) : sizeof(block);
+		size_t got = 0;
+
+		while (err == 0 && got < amt) {
+			ssize_t r = read(fd, block + got, amt - got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				/* scp's atomicio() calls EOF EPIPE: a file that
+				 * shrank is "Broken pipe". */
+				err = r < 0 ? errno : EPIPE;
+				break;
+			}
+			got += (size_t)r;
+		}
+		if (err != 0)
+			memset(block + got, 0, amt - got);
+		scp_wire_write(w, block, amt);
+		done += (off_t)amt;
+		if (err == 0) {
+			bwlimit_account(w->o.bw, amt);
+			progress_update(w->o.pm, done);
+		}
+	}
+	return err;
+}
+
+/* T (with -p), C, the data, the status byte.  Closes fd. */
+static void
+send_file(struct scp_wire *w, const char *name, int fd, const struct stat *st)
+{
+	char line[PATH_MAX + 128];
+	const char *last = last_component(name);
+
+	if (w->o.preserve && send_times(w, st) < 0) {
+		close(fd);
+		return;
+	}
+	size_t n = scpp_format_file(line, sizeof(line), st->st_mode, (long long)st->st_size, last);
+
+	scp_wire_verbose(w, "Sending file modes: %s", line);
+	scp_wire_write(w, line, n);
+	if (scp_wire_response(w) < 0) {
+		close(fd);
+		return;
+	}
+	progress_start(w->o.pm, last, st->st_size);
+	int err = send_data(w, fd, st->st_size);
+
+	scp_wire_debug_unblock(w, STDOUT_FILENO);
+
+	if (close(fd) < 0 && err == 0)
+		err = errno;
+	if (err == 0)
+		scp_wire_ack(w);
+	else
+		scp_wire_run_err(w, "%s: %s", name, strerror(err));
+	(void)scp_wire_response(w);
+	progress_finish(w->o.pm);
+}
+
+static void
+source_one(struct scp_wire *w, const char *arg)
+{
+	char *name = xstrdup(arg);
+	size_t len = strlen(name);
+	struct stat st;
+	int fd;
+
+	while (len > 1 && name[len - 1] == '/')
+		name[--len] = '\0';
+	/* Non-blocking so a FIFO does not hang the open, as in scp. */
+	fd = open(name, O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		scp_wire_run_err(w, "%s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (strchr(name, '\n') != NULL) {
+		char *vis = scpp_vis_nl(name);
+
+		free(name);
+		name = vis;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	scp_wire_debug_unblock(w, fd);
+	if (S_ISDIR(st.st_mode) && w->o.recursive) {
+		send_dir(w, name, &st);
+	} else if (!S_ISREG(st.st_mode)) {
+		scp_wire_run_err(w, "%s: not a regular file", name);
+	} else {
+		send_file(w, name, fd, &st);
+		fd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(name);
+}
+
+void
+scp_source_run(struct scp_wire *w, char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		source_one(w, names[i]);
+}

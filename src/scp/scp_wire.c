@@ -1,0 +1,322 @@
+/* scp_wire: a legacy SCP conversation's I/O and error conventions. */
+#include "config.h"
+#include "scp/scp_wire.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "engine/progress.h"
+#include "util/strv.h"
+
+void
+scp_wire_init(struct scp_wire *w, struct fscp_stream *st, const struct scp_wire_opts *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->st = st;
+	w->o = *o;
+	w->buf = xmalloc(SCP_WIRE_BUF);
+}
+
+void
+scp_wire_free(struct scp_wire *w)
+{
+	free(w->buf);
+	free(w->noted);
+	w->buf = NULL;
+	w->noted = NULL;
+}
+
+ssize_t
+scp_wire_read(struct scp_wire *w, void *buf, size_t n)
+{
+	if (w->pos == w->len) {
+		/* Large reads go straight through; small ones (record lines,
+		 * reply bytes) are served from one read ahead. */
+		if (n >= SCP_WIRE_BUF)
+			return w->st->ops->read(w->st->ctx, buf, n);
+		ssize_t r = w->st->ops->read(w->st->ctx, w->buf, SCP_WIRE_BUF);
+
+		if (r <= 0)
+			return r;
+		w->pos = 0;
+		w->len = (size_t)r;
+	}
+	size_t k = w->len - w->pos < n ? w->len - w->pos : n;
+
+	memcpy(buf, w->buf + w->pos, k);
+	w->pos += k;
+	return (ssize_t)k;
+}
+
+int
+scp_wire_getc(struct scp_wire *w)
+{
+	unsigned char c;
+
+	return scp_wire_read(w, &c, 1) == 1 ? c : -1;
+}
+
+void
+scp_wire_lostconn(struct scp_wire *w)
+{
+	if (!w->o.remote)
+		(void)!write(STDERR_FILENO, "lost connection\n", 16);
+	exit(1);
+}
+
+void
+scp_wire_write(struct scp_wire *w, const void *buf, size_t n)
+{
+	/* scp dies of SIGPIPE here (lostconn() as a client). */
+	if (n > 0 && w->st->ops->write(w->st->ctx, buf, n) != (ssize_t)n)
+		scp_wire_lostconn(w);
+}
+
+void
+scp_wire_ack(struct scp_wire *w)
+{
+	scp_wire_write(w, "", 1);
+}
+
+/* OpenSSH's fmprintf(): printable characters, newline, CR and tab as
+ * they are, each byte of anything else as \ooo; in an encoding where that
+ * is not safe, nothing from the first such byte on. */
+static char *
+vis_text(const char *src)
+{
+	char *out = xmalloc(strlen(src) * 4 + 1), *d = out;
+	mbstate_t mbs;
+
+	memset(&mbs, 0, sizeof(mbs));
+	while (*src != '\0') {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, src, MB_CUR_MAX, &mbs);
+		bool ok = len != (size_t)-1 && len != (size_t)-2 &&
+		    (wc == L'\n' || wc == L'\r' || wc == L'\t' || wcwidth(wc) >= 0);
+
+		if (!ok) {
+			memset(&mbs, 0, sizeof(mbs));
+			if (!progress_locale_is_safe())
+				break;
+			if (len == (size_t)-1 || len == (size_t)-2)
+				len = 1;
+			for (; len > 0; len--)
+				d += sprintf(d, "\\%03o", (unsigned char)*src++);
+			continue;
+		}
+		memcpy(d, src, len);
+		d += len;
+		src += len;
+	}
+	*d = '\0';
+	return out;
+}
+
+static void
+vsay(const char *fmt, va_list ap)
+{
+	char *msg, *vis;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		log_fatal("out of memory");
+	vis = vis_text(msg);
+	fputs(vis, stderr);
+	fflush(stderr);
+	free(vis);
+	free(msg);
+}
+
+void
+scp_wire_say(struct scp_wire *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->o.remote)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void
+scp_wire_verbose(struct scp_wire *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->o.verbose)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void
+scp_wire_debug_unblock(struct scp_wire *w, int fd)
+{
+	if (w->o.remote && w->o.verbose) {
+		fprintf(stderr, "%s: debug1: fd %d clearing O_NONBLOCK\r\n", log_progname(), fd);
+		fflush(stderr);
+	}
+}
+
+int
+scp_wire_response(struct scp_wire *w)
+{
+	char line[2048];
+	size_t n = 0;
+	int c = scp_wire_getc(w);
+
+	if (c < 0)
+		scp_wire_lostconn(w);
+	if (c == 0)
+		return 0;
+	/* An unexpected first byte is part of the message (a shell's "No
+	 * match."); \1 and \2 are not. */
+	if (c != 1 && c != 2)
+		line[n++] = (char)c;
+	do {
+		int ch = scp_wire_getc(w);
+
+		if (ch < 0)
+			scp_wire_lostconn(w);
+		line[n++] = (char)ch;
+	} while (n < sizeof(line) - 1 && line[n - 1] != '\n');
+	/* scp drops the last byte read, newline or not. */
+	line[n - 1] = '\0';
+	scp_wire_say(w, "%s\n", line);
+	log_count_error();
+	if (c == 1)
+		return -1;
+	exit(1);
+}
+
+static void
+send_err(struct scp_wire *w, const char *msg)
+{
+	char *line = xasprintf("\1scp: %s\n", msg);
+
+	/* A peer that is gone must not stop the message reaching stderr. */
+	(void)w->st->ops->write(w->st->ctx, line, strlen(line));
+	free(line);
+}
+
+void
+scp_wire_run_err(struct scp_wire *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		log_fatal("out of memory");
+	va_end(ap);
+	log_count_error();
+	if (w->st != NULL)
+		send_err(w, msg);
+	scp_wire_say(w, "%s\n", msg);
+	free(msg);
+}
+
+void
+scp_wire_note_err(struct scp_wire *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	log_count_error();
+	if (w->noted != NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&w->noted, fmt, ap) < 0)
+		log_fatal("out of memory");
+	va_end(ap);
+}
+
+int
+scp_wire_flush_noted(struct scp_wire *w)
+{
+	if (w->noted == NULL)
+		return 0;
+	scp_wire_run_err(w, "%s", w->noted);
+	free(w->noted);
+	w->noted = NULL;
+	return -1;
+}
+
+/* The server's stream: stdin and stdout, as scp -t/-f use them. */
+struct fd_pair {
+	int in, out;
+};
+
+static ssize_t
+fd_pair_read(void *ctx, void *buf, size_t n)
+{
+	struct fd_pair *p = ctx;
+	ssize_t r;
+
+	while ((r = read(p->in, buf, n)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+bool
+scp_wire_fd_write(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+static ssize_t
+fd_pair_write(void *ctx, const void *buf, size_t n)
+{
+	struct fd_pair *p = ctx;
+
+	return scp_wire_fd_write(p->out, buf, n) ? (ssize_t)n : -1;
+}
+
+static int
+fd_pair_close(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct fscp_stream_ops fd_pair_ops = {
+	.read = fd_pair_read,
+	.write = fd_pair_write,
+	.close = fd_pair_close,
+};
+
+void
+scp_wire_fd_stream(int in, int out, struct fscp_stream *st)
+{
+	struct fd_pair *p = xmalloc(sizeof(*p));
+
+	p->in = in;
+	p->out = out;
+	st->ops = &fd_pair_ops;
+	st->ctx = p;
+	st->desc = "stdin/stdout";
+}
+
+void
+scp_wire_fd_stream_free(struct fscp_stream *st)
+{
+	free(st->ctx);
+	st->ctx = NULL;
+}

@@ -1,0 +1,67 @@
+/* sftp: one SFTP v3 session over a byte stream (pipes to ssh or a libssh
+ * channel).  Requests are queued in an output buffer and flushed in one
+ * write before the client blocks for a reply, so many requests can be in
+ * flight; replies are matched by id by the caller (the engine).  The
+ * synchronous helpers at the bottom are for planning, when nothing else is
+ * in flight on this session. */
+#ifndef FSCP_SFTP_H
+#define FSCP_SFTP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "sftp/sftp_msg.h"
+#include "transport/stream.h"
+
+struct sftp_conn {
+	struct fscp_stream stream;
+	uint32_t version;
+	uint32_t next_id;
+	uint32_t max_read;	/* READ length we ask for */
+	uint32_t max_write;	/* WRITE payload we send */
+	uint64_t max_handles;	/* 0 = unknown */
+	bool has_limits;
+	bool has_expand_path;
+	double rtt_ms;		/* the limits@openssh.com round trip; -1 unknown */
+	struct sftp_buf out;	/* queued requests */
+	struct sftp_buf in;	/* bytes read, possibly several packets */
+	size_t in_pkt;		/* start of the current packet in in */
+	bool dead;		/* stream failed; every later call fails */
+};
+
+/* Version exchange and limits@openssh.com.  buflen is -X buffer= (0 =
+ * the server's maximum, 32768 without the limits extension).  Returns
+ * NULL with a message in err when the server does not speak SFTP. */
+struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen);
+/* Close the stream; returns the stream's close status (ssh's exit status). */
+int sftp_close(struct sftp_conn *c);
+
+uint32_t sftp_new_id(struct sftp_conn *c);
+/* Write all queued requests.  0, or -1 when the stream failed. */
+int sftp_flush(struct sftp_conn *c);
+/* Flush, then block for the next reply.  The reply points into the
+ * connection's input buffer and stays valid until the next sftp_recv.
+ * 0, or -1 on a dead stream / malformed packet. */
+int sftp_recv(struct sftp_conn *c, struct sftp_reply *r);
+/* True when a whole reply has been read in already, so that the next
+ * sftp_recv returns without waiting (for a client of two connections). */
+bool sftp_reply_buffered(const struct sftp_conn *c);
+
+/* Synchronous helpers (nothing else may be in flight).  They return an
+ * SSH_FX_* status; -1 when the connection failed. */
+int sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs *a);
+int sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
+int sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
+int sftp_realpath(struct sftp_conn *c, const char *path, char **out);
+
+struct sftp_dirent {
+	char *name;
+	struct sftp_attrs a;
+};
+/* Read a whole directory (without "." and "..").  Names containing '/'
+ * are refused (status SSH_FX_BAD_MESSAGE), since a server must not steer
+ * us outside the tree we asked for. */
+int sftp_readdir_all(struct sftp_conn *c, const char *path,
+    struct sftp_dirent **out, size_t *count);
+void sftp_dirents_free(struct sftp_dirent *d, size_t count);
+
+#endif

@@ -1,0 +1,132 @@
+/* sshconn: a fresh, direct libssh session and its channels as byte streams.
+ *
+ * Used by the bypass routes (fresh, ssm-direct, ssm-parallel).  The session
+ * speaks over a socket fscp connected itself (TCP, honouring AddressFamily and
+ * ConnectTimeout) or over an already-connected proxy socket; libssh never
+ * reads ssh_config and never runs a ProxyCommand.
+ *
+ * Host keys are checked as ssh checks them (every UserKnownHostsFile, every
+ * GlobalKnownHostsFile, HostKeyAlias, "[host]:port" for port != 22, hashed
+ * entries, @revoked, StrictHostKeyChecking, BatchMode) and never more loosely:
+ * an unknown key under "ask" is refused (SSHCONN_ERR_HOSTKEY) so the caller
+ * can fall back to plain ssh, which asks.
+ *
+ * Authentication is public key only: the agent (SSH_AUTH_SOCK or IdentityAgent,
+ * skipped when IdentitiesOnly is set because libssh 0.10 cannot filter agent
+ * keys), then each IdentityFile.  No password or keyboard-interactive: failure
+ * is SSHCONN_ERR_AUTH and the caller falls back to the route scp would take.
+ *
+ * THREADS: a struct sshconn and every stream made from it belong to ONE thread
+ * (libssh sessions are not thread-safe), except the streams of
+ * sshconn_sftp_streams with n > 1: each of those may be used by its own
+ * thread (the session then serialises every libssh call).
+ */
+#ifndef FSCP_SSHCONN_H
+#define FSCP_SSHCONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/sshcfg.h"
+#include "transport/stream.h"
+
+struct sshconn;
+
+enum sshconn_err {
+	SSHCONN_OK = 0,
+	SSHCONN_ERR_CONNECT,	/* TCP/proxy/handshake failed or timed out */
+	SSHCONN_ERR_HOSTKEY,	/* ssh would refuse the host key: changed, revoked, unknown under strict checking */
+	SSHCONN_ERR_AUTH,	/* no non-interactive method worked */
+	SSHCONN_ERR_CHANNEL,	/* channel or subsystem refused, session broken */
+	SSHCONN_ERR_HOSTKEY_DEFER,	/* ssh would ask, or go on trusting the key less: let ssh decide */
+};
+
+/* Default receive buffer of a stream: each read asks libssh for this many
+ * bytes, which makes libssh 0.10 advertise a window of about this size. */
+#define SSHCONN_READ_BUF_DEFAULT (4u << 20)
+/* OpenSSH >= 8.9 senders slow down with windows of 16 MB or more. */
+#define SSHCONN_READ_BUF_MAX (15u << 20)
+
+struct sshconn_params {
+	const struct sshcfg *cfg;	/* host, port, user, known hosts, alias, strict,
+					   batchmode, identities, agent, algorithms */
+	int proxy_fd;		/* >= 0: a connected socket (e.g. a ProxyCommand child
+				   run by fscp).  sshconn owns it from then on: it is
+				   closed by sshconn_close, or by sshconn_open when
+				   that fails; the caller reaps the child.
+				   < 0: TCP connect here. */
+	const char *connect_host;	/* NULL: cfg->hostname; else connect here but
+					   verify the host key under cfg's identity */
+	int connect_port;	/* 0: cfg->port */
+	bool compress;		/* zlib (Compression / scp -C) */
+	bool may_prompt;	/* false: never touch the terminal */
+	bool probe_only;	/* connect + verify host key, then stop (no auth) */
+	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
+	/* Called once (from sshconn_open's thread) when the server's first
+	 * bytes (its banner) are there, with the ms since the connect began,
+	 * or -1 when none came within a second: a hint of the round trip
+	 * before the handshake's own round trips.  NULL: not wanted. */
+	void (*on_first_byte)(void *arg, double ms);
+	/* Called once with the connected socket (or the proxy's), before the
+	 * handshake: shutdown() on a dup of it aborts a connection still
+	 * logging in.  NULL: not wanted. */
+	void (*on_socket)(void *arg, int fd);
+	void *cb_arg;
+	bool never_add;		/* a host key ssh would record: HOSTKEY_DEFER */
+	int handshake_timeout;	/* seconds for the SSH handshake + auth; 0: the
+				   ConnectTimeout, or 120 s when none is set.
+				   Reset to "none" once logged in: libssh 0.10 would
+				   apply it to every channel read (they then return
+				   0 early) and to channel opens. */
+};
+
+/* Open and authenticate a session (or only verify the host key when
+ * probe_only).  On failure *out is NULL and err holds an ssh-like message
+ * (several lines for a changed host key: print it when falling back is not
+ * possible; under -v a one-line reason is enough).  Unknown keys accepted
+ * under accept-new/no are appended to the first UserKnownHostsFile and
+ * "Warning: Permanently added ..." goes to stderr, as ssh does.  Algorithm
+ * lists: libssh drops names it does not know; a list with none left fails
+ * with SSHCONN_ERR_CONNECT (never a silent switch to libssh's defaults). */
+enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **out,
+    char *err, size_t errlen);
+
+/* A new "sftp" subsystem channel as a byte stream.  Its read serves from an
+ * internal buffer of read_buf bytes so the channel window grows (see
+ * DESIGN.md); read returns as soon as at least one byte is there.  close sends
+ * EOF, waits for the server's exit status, closes and frees the channel;
+ * it returns 0 when the exit status was 0 (or none was sent). */
+enum sshconn_err sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out,
+    char *err, size_t errlen);
+
+/* Up to n "sftp" channels on one session at once (a far server gives each
+ * its own window: more in flight without another handshake).  Fills
+ * out[0..got-1] and returns got (>= 1; fewer when the server allows fewer
+ * sessions, MaxSessions), -1 when none came up.  Call it before any other
+ * stream exists; with got > 1 every stream of c may have its own thread. */
+int sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err,
+    size_t errlen);
+
+/* The same over an "exec" channel running cmd (legacy scp protocol, tests). */
+enum sshconn_err sshconn_exec_stream(struct sshconn *c, const char *cmd,
+    struct fscp_stream *out, char *err, size_t errlen);
+
+/* Drop the caller's reference; the session is disconnected and freed (with
+ * proxy_fd) when its last stream is closed too.  True when that happened
+ * now (the caller may then end the proxy).  NULL-safe (false). */
+bool sshconn_close(struct sshconn *c);
+/* Another reference to c (closed with sshconn_close). */
+struct sshconn *sshconn_ref(struct sshconn *c);
+
+/* How long the TCP connect took, in ms: about one round trip.  -1 when the
+ * session runs over a proxy socket. */
+double sshconn_connect_ms(const struct sshconn *c);
+
+/* One round trip on the session now, in ms (a global request OpenSSH
+ * answers at once); -1 when it failed.  Before any shared stream exists. */
+double sshconn_measure_rtt(struct sshconn *c);
+
+/* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
+const char *sshconn_hostkey_desc(const struct sshconn *c);
+
+#endif

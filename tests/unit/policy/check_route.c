@@ -1,0 +1,567 @@
+/* Unit tests for route: decisions over realistic ssh -G configurations. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check_main.h"
+#include "transport/proxycmd.h"
+#include "policy/route.h"
+#include "policy/sshcfg.h"
+
+#define KiB 1024LL
+#define MiB (1024LL * 1024)
+#define GiB (1024LL * 1024 * 1024)
+
+/* ssh -G-like texts (the keys route and proxycmd look at). */
+#define BASE "user root\nport 22\nconnecttimeout none\nstricthostkeychecking ask\n"
+static const char *cfg_plain = "host web1\nhostname web1.example.org\n" BASE
+    "controlmaster false\n";
+static const char *cfg_cm_auto = "host db\nhostname db.example.org\n" BASE
+    "controlmaster auto\ncontrolpath /root/.ssh/cm-x\ncontrolpersist 10m\n";
+static const char *cfg_cm_client = "host db\nhostname db.example.org\n" BASE
+    "controlmaster false\ncontrolpath /root/.ssh/cm-y\n";
+static const char *cfg_ssm_doc = "host i-0abc\nhostname i-0abc\n" BASE
+    "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
+    "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n";
+static const char *cfg_ssm_bare = "host i-0abc\nhostname i-0abc\n" BASE
+    "proxycommand aws ssm start-session --target %h --document-name "
+    "AWS-StartSSHSession --parameters portNumber=%p --profile prod --region eu-west-1\n";
+static const char *cfg_ssm_env = "host box\nhostname i-0def\n" BASE
+    "proxycommand /usr/bin/env AWS_PROFILE=dev bash -c 'aws ssm start-session "
+    "--target %h --document-name AWS-StartSSHSession --parameters \"portNumber=%p\"'\n";
+static const char *cfg_ssm_cm = "host i-0abc\nhostname i-0abc\n" BASE
+    "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
+    "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n"
+    "controlmaster auto\ncontrolpath /root/.ssh/cm-z\n";
+static const char *cfg_jump = "host inner\nhostname 10.0.0.5\n" BASE
+    "proxyjump ssm-bastion\n";
+static const char *cfg_jump_bastion = "host ssm-bastion\nhostname i-0bas\n" BASE
+    "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
+    "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n";
+static const char *cfg_nc = "host old\nhostname old.example\n" BASE
+    "proxycommand nc -X connect -x proxy:3128 %h %p\n";
+static const char *cfg_corkscrew = "host old\nhostname old.example\n" BASE
+    "proxycommand corkscrew proxy.example 8080 %h %p\n"
+    "controlmaster auto\ncontrolpath /tmp/cm-old\n";
+
+enum { NO = 0, YES = 1 };
+
+static const struct row {
+	const char *name;
+	const char **cfg;	/* NULL: ssh -G failed */
+	const char **jump_cfg;	/* first ProxyJump hop's config, or NULL */
+	bool master_live;
+	bool direct_ok;
+	long long bytes;
+	int want_conns_in;
+	enum route_force force;
+	bool special;
+	enum route_kind kind;
+	int conns;
+	const char *reason_has;
+} rows[] = {
+	{ "plain small", &cfg_plain, NULL, NO, NO, 10 * KiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "no ControlMaster or SSM proxy" },
+	{ "plain huge", &cfg_plain, NULL, NO, NO, 10 * GiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_FRESH, 4, "no ControlMaster or SSM proxy; 10.0 GiB to move: 4 fresh connections" },
+	{ "plain just below big", &cfg_plain, NULL, NO, NO, 64 * MiB - 1, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "no ControlMaster or SSM proxy" },
+	{ "plain big threshold", &cfg_plain, NULL, NO, NO, 64 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 4, "64.0 MiB to move" },
+	{ "plain unknown size", &cfg_plain, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "size unknown until listed" },
+	{ "plain forced bypass", &cfg_plain, NULL, NO, NO, 10 * KiB, 0,
+	  ROUTE_FORCE_BYPASS, NO, ROUTE_FRESH, 4, "(forced)" },
+	{ "cm live big", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1,
+	  "ControlMaster socket /root/.ssh/cm-x is live; 1.0 GiB to move: the copy starts "
+	  "on the master until the round trip is known" },
+	{ "cm live mid", &cfg_cm_auto, NULL, YES, NO, 64 * MiB - 1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "the copy starts on the master until the round trip is known" },
+	{ "cm live small", &cfg_cm_auto, NULL, YES, NO, 100 * KiB, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_STANDARD, 1, "small copy (100.0 KiB) stays on the live master" },
+	{ "cm live just below", &cfg_cm_auto, NULL, YES, NO, 8 * MiB - 1, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "stays on the live master" },
+	{ "cm live threshold", &cfg_cm_auto, NULL, YES, NO, 8 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "8.0 MiB to move: the copy starts on the "
+	  "master until the round trip is known" },
+	{ "cm live unknown size", &cfg_cm_auto, NULL, YES, NO, -1, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_STANDARD, 1, "is live; size unknown until listed" },
+	{ "cm live small forced", &cfg_cm_auto, NULL, YES, NO, 1 * KiB, 0,
+	  ROUTE_FORCE_BYPASS, NO, ROUTE_FRESH, 4, "(forced)" },
+	{ "cm live 2 conns wanted", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 2,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 2, "; 2 connections" },
+	{ "cm live 1 conn wanted", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 1,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, 1, "; 1 connection" },
+	{ "cm live 999 wanted", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 999,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_FRESH, ROUTE_MAX_CONNS, "64 connections" },
+	{ "cm client-only live", &cfg_cm_client, NULL, YES, NO, 100 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "/root/.ssh/cm-y is live; 100.0 MiB to "
+	  "move: the copy starts on the master until the round trip is known" },
+	{ "cm not live", &cfg_cm_auto, NULL, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "ControlPath /root/.ssh/cm-x has no live master" },
+	{ "cm live forced standard", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0,
+	  ROUTE_FORCE_STANDARD, NO, ROUTE_STANDARD, 1, "forced to standard" },
+	{ "cm live legacy -O", &cfg_cm_auto, NULL, YES, NO, 1 * GiB, 0,
+	  ROUTE_FORCE_AUTO, YES, ROUTE_STANDARD, 1, "-O needs the standard route" },
+	{ "ssm doc big no direct", &cfg_ssm_doc, NULL, NO, NO, 649 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_PARALLEL, ROUTE_SSM_MAX_SESSIONS,
+	  "AWS SSM ProxyCommand, no direct route (no address); 649.0 MiB to move; 32 SSM sessions" },
+	{ "ssm doc big direct", &cfg_ssm_doc, NULL, NO, YES, 649 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_DIRECT, 4, "presents the instance's host key" },
+	{ "ssm direct tiny", &cfg_ssm_doc, NULL, NO, YES, 100, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_DIRECT, 1, "100 B to move; 1 connection" },
+	{ "ssm tiny", &cfg_ssm_bare, NULL, NO, NO, 100 * KiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "fits one SSM session" },
+	{ "ssm 500 KiB", &cfg_ssm_bare, NULL, NO, NO, 500 * KiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "fits one SSM session" },
+	/* One core (the table's): one CLI start at a time, 0.6 s apart. */
+	{ "ssm 3 MiB", &cfg_ssm_bare, NULL, NO, NO, 3 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 3, "3 SSM sessions" },
+	{ "ssm 4 MiB", &cfg_ssm_bare, NULL, NO, NO, 4 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 4, "4 SSM sessions" },
+	{ "ssm 10 MB", &cfg_ssm_env, NULL, NO, NO, 10000000, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 6, "6 SSM sessions" },
+	{ "ssm unknown size", &cfg_ssm_env, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 16, "unknown size" },
+	{ "ssm tiny forced", &cfg_ssm_env, NULL, NO, NO, 1, 0, ROUTE_FORCE_BYPASS, NO,
+	  ROUTE_SSM_PARALLEL, 2, "2 SSM sessions" },
+	{ "ssm 16 wanted", &cfg_ssm_doc, NULL, NO, NO, 1 * GiB, 16, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_SSM_PARALLEL, 16, "16 SSM sessions" },
+	{ "ssm 1 wanted", &cfg_ssm_doc, NULL, NO, NO, 1 * GiB, 1, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "fits one SSM session" },
+	{ "ssm forced standard", &cfg_ssm_doc, NULL, NO, YES, 1 * GiB, 0,
+	  ROUTE_FORCE_STANDARD, NO, ROUTE_STANDARD, 1, "forced to standard" },
+	{ "ssm + live master", &cfg_ssm_cm, NULL, YES, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_SSM_PARALLEL, ROUTE_SSM_MAX_SESSIONS, "AWS SSM" },
+	{ "ssm via jump", &cfg_jump, &cfg_jump_bastion, NO, NO, 1 * GiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_PARALLEL, ROUTE_SSM_MAX_SESSIONS,
+	  "ProxyJump host uses an AWS SSM ProxyCommand" },
+	{ "ssm via jump direct", &cfg_jump, &cfg_jump_bastion, NO, YES, 1 * GiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_SSM_DIRECT, 4, "ProxyJump host" },
+	{ "jump not ssm", &cfg_jump, &cfg_plain, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_PROXIED, 1, "ProxyJump host is not reached through AWS SSM; 1.0 GiB "
+	  "to move: 1 connection through the same proxy" },
+	{ "jump not ssm small", &cfg_jump, &cfg_plain, NO, NO, 1 * MiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "ProxyJump host is not reached through "
+	  "AWS SSM and no ControlMaster is live; 1.0 MiB to move" },
+	{ "nc proxy", &cfg_nc, NULL, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_PROXIED, 1, "ProxyCommand is not AWS SSM; 1.0 GiB to move: 1 connection "
+	  "through the same proxy, with several SFTP channels" },
+	{ "nc proxy threshold", &cfg_nc, NULL, NO, NO, 8 * MiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_PROXIED, 1, "8.0 MiB to move" },
+	{ "nc proxy just below", &cfg_nc, NULL, NO, NO, 8 * MiB - 1, 0, ROUTE_FORCE_AUTO,
+	  NO, ROUTE_STANDARD, 1, "ProxyCommand is not AWS SSM and no ControlMaster is live" },
+	{ "nc proxy unknown size", &cfg_nc, NULL, NO, NO, -1, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "ProxyCommand is not AWS SSM and no ControlMaster is live; "
+	  "size unknown until listed" },
+	{ "nc proxy forced", &cfg_nc, NULL, NO, NO, 1, 0, ROUTE_FORCE_BYPASS, NO,
+	  ROUTE_PROXIED, 1, "(forced)" },
+	{ "nc proxy 3 wanted", &cfg_nc, NULL, NO, NO, 1 * GiB, 3, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_PROXIED, 3, "3 connections through the same proxy" },
+	{ "corkscrew + live master", &cfg_corkscrew, NULL, YES, NO, 1 * GiB, 0,
+	  ROUTE_FORCE_AUTO, NO, ROUTE_STANDARD, 1, "/tmp/cm-old is live; 1.0 GiB to move: "
+	  "the copy starts on the master until the round trip is known" },
+	{ "no config", NULL, NULL, YES, YES, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
+	  ROUTE_STANDARD, 1, "ssh -G failed" },
+};
+
+START_TEST(decide_table)
+{
+	const struct row *r = &rows[_i];
+	struct sshcfg cfg, jcfg;
+	struct route_input in = { 0 };
+	struct route_decision d;
+
+	if (r->cfg != NULL) {
+		ck_assert_int_eq(sshcfg_parse(*r->cfg, &cfg), 0);
+		in.cfg = &cfg;
+		in.ssm = proxycmd_is_ssm(cfg.proxycommand, NULL);
+		if (!in.ssm && r->jump_cfg != NULL) {
+			/* What the caller does for ProxyJump: the hop's own config. */
+			ck_assert_ptr_nonnull(cfg.proxyjump);
+			ck_assert_int_eq(sshcfg_parse(*r->jump_cfg, &jcfg), 0);
+			in.ssm = in.ssm_via_jump = proxycmd_is_ssm(jcfg.proxycommand, NULL);
+			sshcfg_free(&jcfg);
+		}
+	}
+	in.master_live = r->master_live;
+	in.direct_ok = r->direct_ok;
+	in.direct_why = r->direct_ok ? NULL : "no address";
+	in.bytes = r->bytes;
+	in.connections_wanted = r->want_conns_in;
+	in.force = r->force;
+	in.legacy_or_special = r->special;
+	in.special_why = r->special ? "-O" : NULL;
+
+	route_decide(&in, &d);
+	ck_assert_msg(d.kind == r->kind, "%s: got %s (%s)", r->name,
+	    route_name(d.kind), d.reason);
+	ck_assert_msg(d.connections == r->conns, "%s: got %d connections (%s)",
+	    r->name, d.connections, d.reason);
+	/* Decide again after the listing: only a size we do not know yet. */
+	ck_assert_msg(d.grow == (strstr(r->reason_has, "size unknown until listed") != NULL ||
+	    strstr(r->reason_has, "until the round trip is known") != NULL),
+	    "%s: grow %d", r->name, d.grow);
+	ck_assert_msg(strstr(d.reason, r->reason_has) != NULL,
+	    "%s: reason \"%s\" lacks \"%s\"", r->name, d.reason, r->reason_has);
+	if (r->cfg != NULL)
+		sshcfg_free(&cfg);
+}
+END_TEST
+
+/* After the listing the round trip is known: near, new connections pay
+ * only for big copies; far, they join a running copy and pay sooner. */
+START_TEST(decide_after_listing)
+{
+	static const struct {
+		const char **cfg;
+		bool master_live;
+		long long bytes;
+		double rtt;
+		enum route_kind kind;
+	} t[] = {
+		{ &cfg_plain, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_plain, NO, 16 * MiB, 50, ROUTE_FRESH },
+		{ &cfg_plain, NO, 8 * MiB - 1, 50, ROUTE_STANDARD },
+		{ &cfg_plain, NO, 64 * MiB, 0.1, ROUTE_FRESH },
+		{ &cfg_cm_auto, YES, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 64 * MiB - 1, 1.5, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 64 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 256 * MiB - 1, 0.1, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 256 * MiB, 0.1, ROUTE_FRESH },
+		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
+		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
+		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sshcfg cfg;
+		struct route_input in = { 0 };
+		struct route_decision d;
+
+		ck_assert_int_eq(sshcfg_parse(*t[i].cfg, &cfg), 0);
+		in.cfg = &cfg;
+		in.master_live = t[i].master_live;
+		in.bytes = t[i].bytes;
+		in.rtt_ms = t[i].rtt;
+		route_decide(&in, &d);
+		ck_assert_msg(d.kind == t[i].kind, "row %zu: got %s (%s)", i,
+		    route_name(d.kind), d.reason);
+		ck_assert(!d.grow);
+		sshcfg_free(&cfg);
+	}
+}
+END_TEST
+
+START_TEST(names)
+{
+	ck_assert_str_eq(route_name(ROUTE_STANDARD), "standard");
+	ck_assert_str_eq(route_name(ROUTE_FRESH), "fresh");
+	ck_assert_str_eq(route_name(ROUTE_SSM_DIRECT), "ssm-direct");
+	ck_assert_str_eq(route_name(ROUTE_SSM_PARALLEL), "ssm-parallel");
+	ck_assert_str_eq(route_name(ROUTE_PROXIED), "proxied");
+	ck_assert_str_eq(route_name((enum route_kind)42), "?");
+}
+END_TEST
+
+static const struct {
+	const char *s;
+	int rc;
+	enum route_force f;
+} force_rows[] = {
+	{ NULL, 0, ROUTE_FORCE_AUTO }, { "", 0, ROUTE_FORCE_AUTO },
+	{ "auto", 0, ROUTE_FORCE_AUTO }, { "AUTO", 0, ROUTE_FORCE_AUTO },
+	{ "standard", 0, ROUTE_FORCE_STANDARD }, { "never-bypass", 0, ROUTE_FORCE_STANDARD },
+	{ "never", 0, ROUTE_FORCE_STANDARD }, { "no", 0, ROUTE_FORCE_STANDARD },
+	{ "0", 0, ROUTE_FORCE_STANDARD }, { "off", 0, ROUTE_FORCE_STANDARD },
+	{ "bypass", 0, ROUTE_FORCE_BYPASS }, { "always", 0, ROUTE_FORCE_BYPASS },
+	{ "1", 0, ROUTE_FORCE_BYPASS }, { "yes", 0, ROUTE_FORCE_BYPASS },
+	{ "sometimes", -1, ROUTE_FORCE_AUTO }, { "fresh", -1, ROUTE_FORCE_AUTO },
+};
+
+START_TEST(force_parse)
+{
+	enum route_force f;
+
+	ck_assert_int_eq(route_force_parse(force_rows[_i].s, &f), force_rows[_i].rc);
+	ck_assert_int_eq(f, force_rows[_i].f);
+}
+END_TEST
+
+START_TEST(format_bytes)
+{
+	char b[32];
+
+	route_format_bytes(-1, b, sizeof(b));
+	ck_assert_str_eq(b, "unknown size");
+	route_format_bytes(0, b, sizeof(b));
+	ck_assert_str_eq(b, "0 B");
+	route_format_bytes(1023, b, sizeof(b));
+	ck_assert_str_eq(b, "1023 B");
+	route_format_bytes(1024, b, sizeof(b));
+	ck_assert_str_eq(b, "1.0 KiB");
+	route_format_bytes(1536 * KiB, b, sizeof(b));
+	ck_assert_str_eq(b, "1.5 MiB");
+	route_format_bytes(GiB, b, sizeof(b));
+	ck_assert_str_eq(b, "1.0 GiB");
+	route_format_bytes(3 * 1024 * GiB, b, sizeof(b));
+	ck_assert_str_eq(b, "3.0 TiB");
+}
+END_TEST
+
+START_TEST(inflight_model)
+{
+	/* Unknown round trip: the most. */
+	ck_assert_uint_eq(route_inflight_bytes(-1, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(0.0 / 0.0, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(-1, true), ROUTE_UPLOAD_INFLIGHT_MAX);
+	/* Same host or LAN: the floor, both ways. */
+	ck_assert_uint_eq(route_inflight_bytes(0, false), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(0.2, false), ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(route_inflight_bytes(0.2, true), ROUTE_INFLIGHT_MIN);
+	/* In between: the bandwidth-delay product. */
+	ck_assert_uint_eq(route_inflight_bytes(2.0, false), (uint64_t)(0.002 * ROUTE_INFLIGHT_RATE));
+	ck_assert_uint_eq(route_inflight_bytes(2.0, true), (uint64_t)(0.002 * ROUTE_INFLIGHT_RATE));
+	ck_assert_uint_eq(route_inflight_bytes(50, false), (uint64_t)(0.050 * ROUTE_INFLIGHT_RATE));
+	/* Far: the caps; an upload's is lower. */
+	ck_assert_uint_eq(route_inflight_bytes(50, true), ROUTE_UPLOAD_INFLIGHT_MAX);
+	ck_assert_uint_eq(route_inflight_bytes(500, false), ROUTE_INFLIGHT_MAX);
+	ck_assert_uint_lt(ROUTE_UPLOAD_INFLIGHT_MAX, ROUTE_INFLIGHT_MAX);
+	/* Monotone in the round trip, never below the floor. */
+	for (int up = 0; up < 2; up++) {
+		double last = 0;
+
+		for (double ms = 0; ms < 200; ms += 0.37) {
+			double b = (double)route_inflight_bytes(ms, up);
+
+			ck_assert(b >= last);
+			ck_assert(b >= (double)ROUTE_INFLIGHT_MIN);
+			last = b;
+		}
+	}
+}
+END_TEST
+
+START_TEST(channels_model)
+{
+	/* Unknown or near: one channel (near copies are CPU-bound). */
+	ck_assert_int_eq(route_channels(-1, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.0 / 0.0, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(0.1, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	ck_assert_int_eq(route_channels(10, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 1);
+	/* One per ROUTE_CHANNEL_MS of round trip, up to the cap. */
+	ck_assert_int_eq(route_channels(50, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), 4);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, 3), 3);
+	ck_assert_int_eq(route_channels(150, ROUTE_FRESH_CONNS, 0), 1);
+	/* A lone connection (through a bastion) gets the channels of four. */
+	ck_assert_int_eq(route_channels(25, 1, ROUTE_MAX_CHANNELS), 8);
+	ck_assert_int_eq(route_channels(50, 1, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	ck_assert_int_eq(route_channels(50, 8, ROUTE_MAX_CHANNELS), 2);
+	ck_assert_int_eq(route_channels(50, 0, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
+	/* Below sshd's default MaxSessions (10). */
+	ck_assert_int_le(ROUTE_MAX_CHANNELS, 10);
+	for (double ms = 0, last = 1; ms < 400; ms += 0.7) {
+		int n = route_channels(ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);
+
+		ck_assert(n >= last);
+		last = n;
+	}
+}
+END_TEST
+
+START_TEST(ssm_sessions_model)
+{
+	/* The issue's machine: 2 cores, 0.6 s of CPU and 1.4 s of wall time per
+	 * start; scp takes one session: 2 s + bytes / rate. */
+	const struct route_ssm_cost two = { .cores = 2, .start_cpu_s = 0.6, .setup_s = 1.4 };
+	const struct route_ssm_cost one = { .cores = 1, .start_cpu_s = 0.6, .setup_s = 1.4 };
+	const struct route_ssm_cost dear = { .cores = 2, .start_cpu_s = 3.0, .setup_s = 1.4 };
+	double t, scp;
+
+	ck_assert_int_eq(route_ssm_sessions(0, &two, 32, NULL), 1);
+	ck_assert_int_eq(route_ssm_sessions(100 * KiB, &two, 32, &t), 1);
+	ck_assert(t > 2.0 && t < 2.2);
+	/* 20 MiB: 12 sessions, ~4.8x scp's time; 100 MiB: 28, ~12x. */
+	ck_assert_int_eq(route_ssm_sessions(20 * MiB, &two, 32, &t), 12);
+	scp = 2.0 + 20.0 * MiB / ROUTE_SSM_RATE;
+	ck_assert_msg(scp / t >= 4.5, "20 MiB: %.1fx", scp / t);
+	ck_assert_int_eq(route_ssm_sessions(100 * MiB, &two, 32, &t), 28);
+	scp = 2.0 + 100.0 * MiB / ROUTE_SSM_RATE;
+	ck_assert_msg(scp / t >= 10, "100 MiB: %.1fx", scp / t);
+	/* Fewer cores or dearer starts: fewer sessions. */
+	ck_assert_int_lt(route_ssm_sessions(20 * MiB, &one, 32, NULL), 12);
+	ck_assert_int_lt(route_ssm_sessions(20 * MiB, &dear, 32, NULL), 12);
+	/* Never more than max; at least one; unknown counts as 64 MiB. */
+	ck_assert_int_eq(route_ssm_sessions(1 * GiB, &two, 32, NULL), 32);
+	ck_assert_int_eq(route_ssm_sessions(1 * GiB, &two, 0, NULL), 1);
+	ck_assert_int_eq(route_ssm_sessions(-1, &two, 32, NULL),
+	    route_ssm_sessions(ROUTE_SSM_UNKNOWN_BYTES, &two, 32, NULL));
+	/* NULL cost: the defaults, one core. */
+	ck_assert_int_eq(route_ssm_sessions(20 * MiB, NULL, 32, NULL),
+	    route_ssm_sessions(20 * MiB, &one, 32, NULL));
+	/* Monotone in bytes, and each session added shortens the copy. */
+	for (long long b = 0, last = 1; b < 200 * MiB; b += 700 * KiB) {
+		double t1, t2;
+		int n = route_ssm_sessions(b, &two, 32, &t1);
+
+		ck_assert_int_ge(n, last);
+		last = n;
+		if (n > 1) {
+			(void)route_ssm_sessions(b, &two, n - 1, &t2);
+			ck_assert(t1 < t2);
+		}
+	}
+}
+END_TEST
+
+/* The legacy protocol's one stream cannot grow later: beside a master it
+ * decides at once (a fresh exec channel from 8 MiB, as before). */
+START_TEST(decide_one_stream)
+{
+	struct sshcfg cfg;
+	struct route_input in = { 0 };
+	struct route_decision d;
+
+	ck_assert_int_eq(sshcfg_parse(cfg_cm_auto, &cfg), 0);
+	in.cfg = &cfg;
+	in.master_live = true;
+	in.bytes = 16 * MiB;
+	in.one_stream = true;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_FRESH);
+	ck_assert(!d.grow);
+	in.one_stream = false;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_STANDARD);
+	ck_assert(d.grow);
+	sshcfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(tuning_model)
+{
+	struct route_tuning t;
+
+	/* scp's own pipeline is the floor on the standard route, far. */
+	route_tuning(ROUTE_STANDARD, 50, &t);
+	ck_assert_int_eq(t.channels, 1);
+	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
+	ck_assert_uint_ge(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	/* Near, what was measured faster. */
+	route_tuning(ROUTE_STANDARD, 0.1, &t);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_INFLIGHT_MIN);
+	/* Far bypass: channels, reads shared, writes per channel. */
+	route_tuning(ROUTE_FRESH, 50, &t);
+	ck_assert_int_eq(t.channels, 4);
+	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
+	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_FAST);
+	route_tuning(ROUTE_PROXIED, 0.1, &t);
+	ck_assert_int_eq(t.channels, 1);
+	/* SSM: the session's own budget and small pieces. */
+	route_tuning(ROUTE_SSM_PARALLEL, 50, &t);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_SSM_INFLIGHT);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_SSM_INFLIGHT);
+	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_SSM);
+	ck_assert_int_eq(route_near_connections(0.1, 2), 1);
+	ck_assert_int_eq(route_near_connections(0.1, 8), 4);
+	ck_assert_int_eq(route_near_connections(2.0, 8), 0);
+	ck_assert_int_eq(route_near_connections(-1, 8), 0);
+}
+END_TEST
+
+START_TEST(ssm_waves)
+{
+	struct route_input in = { 0 };
+	struct route_decision d;
+	struct sshcfg cfg;
+
+	ck_assert_int_eq(sshcfg_parse(cfg_ssm_doc, &cfg), 0);
+	in.cfg = &cfg;
+	in.ssm = true;
+	in.bytes = 20 * MiB;
+	in.cores = 2;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_SSM_PARALLEL);
+	ck_assert_int_eq(d.connections, 12);
+	ck_assert_int_eq(d.wave, 2);
+	ck_assert(d.wave_s > 0.59 && d.wave_s < 0.61);
+	in.ssm_start_cpu_s = 1.5;
+	route_decide(&in, &d);
+	ck_assert(d.wave_s > 1.49 && d.wave_s < 1.51);
+	ck_assert_int_lt(d.connections, 12);
+	sshcfg_free(&cfg);
+}
+END_TEST
+
+START_TEST(special_default_text)
+{
+	struct route_input in = { 0 };
+	struct route_decision d;
+
+	in.legacy_or_special = true;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_STANDARD);
+	ck_assert_str_eq(d.reason, "this mode needs the standard route");
+}
+END_TEST
+
+START_TEST(long_controlpath_truncates)
+{
+	struct sshcfg cfg;
+	struct route_input in = { 0 };
+	struct route_decision d;
+	char *t, path[400];
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	t = xasprintf("hostname h\ncontrolpath %s\n", path);
+	ck_assert_int_eq(sshcfg_parse(t, &cfg), 0);
+	in.cfg = &cfg;
+	in.master_live = true;
+	in.bytes = GiB;
+	in.rtt_ms = 50;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_FRESH);
+	ck_assert_uint_eq(strlen(d.reason), sizeof(d.reason) - 1);
+	sshcfg_free(&cfg);
+	free(t);
+}
+END_TEST
+
+static Suite *
+route_suite(void)
+{
+	Suite *s = suite_create("route");
+	TCase *tc = tcase_create("decide");
+
+	tcase_add_loop_test(tc, decide_table, 0, (int)(sizeof(rows) / sizeof(rows[0])));
+	tcase_add_test(tc, names);
+	tcase_add_loop_test(tc, force_parse, 0,
+	    (int)(sizeof(force_rows) / sizeof(force_rows[0])));
+	tcase_add_test(tc, format_bytes);
+	tcase_add_test(tc, ssm_sessions_model);
+	tcase_add_test(tc, inflight_model);
+	tcase_add_test(tc, channels_model);
+	tcase_add_test(tc, decide_after_listing);
+	tcase_add_test(tc, tuning_model);
+	tcase_add_test(tc, decide_one_stream);
+	tcase_add_test(tc, ssm_waves);
+	tcase_add_test(tc, special_default_text);
+	tcase_add_test(tc, long_controlpath_truncates);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(route_suite());
+}
