@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "cli/args.h"
+#include "util/number.h"
 #include "util/log.h"
 #include "policy/route.h"
 
@@ -25,133 +26,6 @@ static const char args_optstring[] = "12346ABCTdfOpqRrstvD:F:J:M:P:S:c:i:l:o:X:"
 #define ARGS_LIMIT_MAX_KBIT	(100LL * 1024 * 1024)
 #define ARGS_BUFLEN_MAX		(256LL * 1024)
 #define ARGS_NREQUESTS_MAX	(256LL * 1024)
-
-long long
-args_strtonum(const char *s, long long lo, long long hi, const char **errstr)
-{
-	char *end;
-	long long v;
-	int saved = errno;
-
-	*errstr = NULL;
-	if (lo > hi) {
-		*errstr = "invalid";
-		return 0;
-	}
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0')
-		*errstr = "invalid";
-	else if ((v == LLONG_MIN && errno == ERANGE) || v < lo)
-		*errstr = "too small";
-	else if ((v == LLONG_MAX && errno == ERANGE) || v > hi)
-		*errstr = "too large";
-	errno = saved;
-	return *errstr != NULL ? 0 : v;
-}
-
-int
-args_a2port(const char *s)
-{
-	const char *err;
-	long long v;
-	struct servent *se;
-
-	v = args_strtonum(s, 0, 65535, &err);
-	if (err == NULL)
-		return (int)v;
-	if ((se = getservbyname(s, "tcp")) != NULL)
-		return ntohs((unsigned short)se->s_port);
-	return -1;
-}
-
-/* Multiply-add with overflow check; false on overflow. */
-static bool
-args_mul_add(long long *acc, long long mul, long long add)
-{
-	if (*acc > (LLONG_MAX - add) / mul)
-		return false;
-	*acc = *acc * mul + add;
-	return true;
-}
-
-int
-args_scan_scaled(const char *s, long long *result, int *err)
-{
-	static const char units[] = "BKMGTPE";
-	const char *p = s, *u;
-	int sign = 0, ndigits = 0, nfrac = 0;
-	bool seen_dot = false;
-	long long whole = 0, frac = 0, scale = 1;
-
-	while ((unsigned char)*p < 0x80 && (*p == ' ' || (*p >= '\t' && *p <= '\r')))
-		p++;
-	/* one sign at most ("--1" and "+-1" are errors) */
-	if (*p == '-' || *p == '+') {
-		sign = *p == '-' ? -1 : 1;
-		p++;
-		if (*p == '-' || *p == '+')
-			goto einval;
-	}
-	for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
-		if (*p == '.') {
-			if (seen_dot)
-				goto einval;
-			seen_dot = true;
-			continue;
-		}
-		if (seen_dot) {
-			/* Fractional digits beyond the precision scp keeps
-			 * (19 of them) are ignored. */
-			if (nfrac >= 19)
-				continue;
-			nfrac++;
-			if (!args_mul_add(&frac, 10, *p - '0'))
-				goto erange;
-		} else {
-			if (++ndigits >= 21 || !args_mul_add(&whole, 10, *p - '0'))
-				goto erange;
-		}
-	}
-	if (sign < 0)
-		whole = -whole;
-	if (*p == '\0') {
-		/* no unit: the fraction is dropped */
-		*result = whole;
-		return 0;
-	}
-	if ((unsigned char)*p >= 0x80 ||
-	    (u = strchr(units, *p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p)) == NULL)
-		goto einval;
-	/* a unit must end the number ("64KB" is rejected, "1K!" is not) */
-	if ((p[1] >= '0' && p[1] <= '9') || (p[1] >= 'a' && p[1] <= 'z') ||
-	    (p[1] >= 'A' && p[1] <= 'Z'))
-		goto einval;
-	for (long i = 0; i < u - units; i++)
-		scale *= 1024;
-	if (whole > LLONG_MAX / scale || whole < LLONG_MIN / scale)
-		goto erange;
-	whole *= scale;
-	while (frac >= LLONG_MAX / scale) {
-		frac /= 10;
-		nfrac--;
-	}
-	frac *= scale;
-	for (int i = 0; i < nfrac; i++)
-		frac /= 10;
-	/* "-8.5E" scales to LLONG_MIN before its fraction: out of range
-	 * (scp 9.2 overflows here and aborts). */
-	if (sign < 0 ? whole < LLONG_MIN + frac : whole > LLONG_MAX - frac)
-		goto erange;
-	*result = sign < 0 ? whole - frac : whole + frac;
-	return 0;
-einval:
-	*err = EINVAL;
-	return -1;
-erange:
-	*err = ERANGE;
-	return -1;
-}
 
 /* BSD getopt state: the index of the word being scanned and the position
  * inside a cluster of flags ("" when a new word must be started). */
@@ -239,7 +113,7 @@ args_sftp_option(struct fscp_opts *o, const char *arg)
 
 	if (strncmp(arg, "buffer=", 7) == 0) {
 		val = arg + 7;
-		if (args_scan_scaled(val, &v, &e) == 0 &&
+		if (number_scan_scaled(val, &v, &e) == 0 &&
 		    (v <= 0 || v > ARGS_BUFLEN_MAX))
 			e = EINVAL;
 		if (e != 0)
@@ -249,7 +123,7 @@ args_sftp_option(struct fscp_opts *o, const char *arg)
 		o->sftp_buflen = (size_t)v;
 	} else if (strncmp(arg, "nrequests=", 10) == 0) {
 		val = arg + 10;
-		v = args_strtonum(val, 1, ARGS_NREQUESTS_MAX, &err);
+		v = number_strtonum(val, 1, ARGS_NREQUESTS_MAX, &err);
 		if (err != NULL)
 			return args_fail(o, ARGS_FATAL,
 			    "Invalid number of requests \"%s\": %s", val, err);
@@ -338,14 +212,14 @@ args_parse(int argc, char **argv, struct fscp_opts *o)
 			o->legacy = false;
 			break;
 		case 'P':
-			o->port = args_a2port(st.optarg);
+			o->port = number_a2port(st.optarg);
 			if (o->port <= 0)
 				/* scp's message really has a newline before its CR LF */
 				return args_fail(o, ARGS_FATAL, "bad port \"%s\"\n",
 				    st.optarg);
 			break;
 		case 'l':
-			v = args_strtonum(st.optarg, 1, ARGS_LIMIT_MAX_KBIT, &err);
+			v = number_strtonum(st.optarg, 1, ARGS_LIMIT_MAX_KBIT, &err);
 			if (err != NULL)
 				return args_fail(o, ARGS_USAGE, "%s", "");
 			o->limit_bps = v * 1024;

@@ -25,6 +25,7 @@
 #include "util/strv.h"
 #include "cli/version.h"
 #include "engine/xfer.h"
+#include "util/xmalloc.h"
 
 struct run {
 	struct fscp_opts *o;

@@ -9,7 +9,7 @@
 
 #include "engine/bwlimit.h"
 #include "util/clock.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* Debts shorter than this are carried over instead of slept off, so that
  * small writes at high limits do not cost a syscall each; the average is

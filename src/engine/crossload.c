@@ -8,6 +8,7 @@
 #include "sftp/sftp.h"
 #include "util/strv.h"
 #include "engine/xfer.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>

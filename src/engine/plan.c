@@ -6,6 +6,7 @@
 #include "sftp/sftp.h"
 #include "util/strv.h"
 #include "engine/xfer.h"
+#include "util/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -30,7 +30,7 @@
 
 #include "engine/progress.h"
 #include "util/clock.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #define PROGRESS_DEFAULT_COLS 80
 #define PROGRESS_MAX_COLS 512

@@ -5,7 +5,7 @@
 #include "policy/operand.h"
 #include "engine/progress.h"
 #include "sftp/sftp.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,8 @@
  * urldecode) and scp.c okname(); pure. */
 #include "config.h"
 #include "policy/operand.h"
-#include "cli/args.h"
-#include "util/strv.h"
+#include "util/number.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +170,7 @@ operand_parse_uri(const char *arg, struct fscp_operand *op)
 		if (delim == ':') {
 			if ((slash = strchr(rest, '/')) != NULL)
 				*slash = '\0';
-			if ((port = args_a2port(rest)) <= 0)
+			if ((port = number_a2port(rest)) <= 0)
 				goto bad;
 			rest = slash != NULL ? slash + 1 : NULL;
 		}

@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "cli/args.h"
+#include "policy/options.h"
 #include "scp/scp_wire.h"
 #include "transport/stream.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* off_t and time_t are 64-bit here (configure asks for large files);
  * scp's TYPE_OVERFLOW checks become "fits a signed 64-bit value". */

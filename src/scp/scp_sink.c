@@ -14,7 +14,7 @@
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
 #include "scp/scp_proto.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* scp's data blocks: the file's st_blksize rounded up to COPY_BUFLEN. */
 #define SINK_BLOCK_MIN (16u * 1024)

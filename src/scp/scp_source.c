@@ -15,7 +15,7 @@
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
 #include "scp/scp_proto.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* scp reads and writes its data in blocks of this size (COPY_BUFLEN). */
 #define SOURCE_BLOCK (16u * 1024)

@@ -11,7 +11,7 @@
 #include <wchar.h>
 
 #include "engine/progress.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 void
 scp_wire_init(struct scp_wire *w, struct fscp_stream *st, const struct scp_wire_opts *o)

@@ -9,6 +9,7 @@
 #include "transport/sshconn.h"
 #include "transport/sshproc.h"
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli/args.h"
+#include "policy/options.h"
 #include "policy/route.h"
 
 struct session_pending;

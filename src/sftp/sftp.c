@@ -1,7 +1,7 @@
 #include "config.h"
 #include "sftp/sftp.h"
 #include "util/clock.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 #include "sftp/sftp_msg.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,6 +16,7 @@
 #include <openssl/rand.h>
 
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* ---- names and patterns (pure) ------------------------------------- */
 

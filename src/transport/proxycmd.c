@@ -4,6 +4,7 @@
 #include "util/proc.h"
 #include "policy/sshcfg.h"
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

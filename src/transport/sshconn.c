@@ -26,6 +26,7 @@
 #include "transport/hostkey.h"
 #include "util/log.h"
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 /* Seconds a closing channel waits for the server's exit status. */
 #define SSHCONN_CLOSE_TIMEOUT 3

@@ -2,6 +2,7 @@
 #include "transport/sshproc.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "cli/args.h"
+#include "policy/options.h"
 #include "transport/stream.h"
 
 /* The full ssh argv scp would use for an SFTP session to host.

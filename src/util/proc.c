@@ -1,7 +1,7 @@
 #include "config.h"
 #include "util/proc.h"
 #include "util/clock.h"
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,72 +1,11 @@
 #include "config.h"
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void *
-xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (p == NULL)
-		log_fatal("out of memory");
-	return p;
-}
-
-void *
-xcalloc(size_t n, size_t m)
-{
-	void *p = calloc(n ? n : 1, m ? m : 1);
-
-	if (p == NULL)
-		log_fatal("out of memory");
-	return p;
-}
-
-void *
-xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (q == NULL)
-		log_fatal("out of memory");
-	return q;
-}
-
-char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		log_fatal("out of memory");
-	return p;
-}
-
-static char *
-xvasprintf(const char *fmt, va_list ap)
-{
-	char *s;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		log_fatal("out of memory");
-	return s;
-}
-
-char *
-xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
-	return s;
-}
 
 static void
 strv_push_owned(struct strv *sv, char *s)

@@ -3,7 +3,7 @@
 #define FSCP_STRV_H
 
 #include <stddef.h>
-#include "util/log.h"
+#include "util/log.h"	/* FSCP_PRINTF */
 
 struct strv {
 	char **v;	/* always NULL-terminated once anything was pushed */
@@ -19,12 +19,5 @@ void strv_free(struct strv *sv);
 char *strv_join_quoted(const struct strv *sv);
 /* The elements with sep between them ("a,b,c"). */
 char *strv_join(const struct strv *sv, const char *sep);
-
-/* Allocation helpers that never return NULL (fatal on OOM). */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t m);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) FSCP_PRINTF(1, 2);
 
 #endif

@@ -2,7 +2,7 @@
  * number parsers operands and options share (strtonum, scan_scaled). */
 #include "config.h"
 #include "fuzz.h"
-#include "cli/args.h"
+#include "util/number.h"
 #include "policy/operand.h"
 
 #include <errno.h>
@@ -42,9 +42,9 @@ check_numbers(const char *s)
 	int err = 0;
 	const char *errstr;
 
-	if (args_scan_scaled(s, &v, &err) != 0 && err != EINVAL && err != ERANGE)
+	if (number_scan_scaled(s, &v, &err) != 0 && err != EINVAL && err != ERANGE)
 		abort();
-	v = args_strtonum(s, 1, 100LL * 1024 * 1024, &errstr);
+	v = number_strtonum(s, 1, 100LL * 1024 * 1024, &errstr);
 	if (errstr == NULL && (v < 1 || v > 100LL * 1024 * 1024))
 		abort();
 }

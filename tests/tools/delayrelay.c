@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #define DR_READ_SIZE	(256u << 10)
 #define DR_QUEUE_CAP	(64u << 20)	/* per direction: stop reading beyond */

@@ -32,6 +32,7 @@
 #include "policy/sshcfg.h"
 #include "transport/sshconn.h"
 #include "util/strv.h"
+#include "util/xmalloc.h"
 
 static double
 now_s(void)

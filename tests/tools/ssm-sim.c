@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/strv.h"
+#include "util/xmalloc.h"
 
 #define SIM_QUEUE_CAP	(64u << 20)	/* stop reading past this much in flight */
 #define SIM_CATCHUP	4		/* cycles a late sender may make up */

@@ -428,66 +428,6 @@ START_TEST(test_version_text)
 }
 END_TEST
 
-/* ---- helpers ---- */
-
-START_TEST(test_strtonum)
-{
-	const char *err;
-
-	ck_assert(args_strtonum("5", 1, 10, &err) == 5 && err == NULL);
-	ck_assert(args_strtonum("0", 1, 10, &err) == 0);
-	ck_assert_str_eq(err, "too small");
-	ck_assert(args_strtonum("11", 1, 10, &err) == 0);
-	ck_assert_str_eq(err, "too large");
-	args_strtonum("", 1, 10, &err);
-	ck_assert_str_eq(err, "invalid");
-	args_strtonum("1e3", 1, 10000, &err);
-	ck_assert_str_eq(err, "invalid");
-	args_strtonum("5", 10, 1, &err);
-	ck_assert_str_eq(err, "invalid");
-	args_strtonum("99999999999999999999", 0, 10, &err);
-	ck_assert_str_eq(err, "too large");
-	args_strtonum("-99999999999999999999", 0, 10, &err);
-	ck_assert_str_eq(err, "too small");
-}
-END_TEST
-
-START_TEST(test_a2port)
-{
-	ck_assert_int_eq(args_a2port("0"), 0);
-	ck_assert_int_eq(args_a2port("22"), 22);
-	ck_assert_int_eq(args_a2port("65535"), 65535);
-	ck_assert_int_eq(args_a2port("65536"), -1);
-	ck_assert_int_eq(args_a2port("ssh"), 22);
-	ck_assert_int_eq(args_a2port("no-such-service-xyz"), -1);
-	ck_assert_int_eq(args_a2port(""), -1);
-}
-END_TEST
-
-START_TEST(test_scan_scaled)
-{
-	long long v;
-	int e;
-
-	ck_assert(args_scan_scaled("1G", &v, &e) == 0 && v == 1LL << 30);
-	ck_assert(args_scan_scaled("2E", &v, &e) == 0 && v == 2LL << 60);
-	ck_assert(args_scan_scaled("8E", &v, &e) == -1 && e == ERANGE);
-	/* Found by tests/fuzz/fuzz_operand (crashes/operand/minus-8.5E): the
-	 * fraction took LLONG_MIN past its end (signed overflow). */
-	ck_assert(args_scan_scaled("-8.5151E", &v, &e) == -1 && e == ERANGE);
-	ck_assert(args_scan_scaled("-8E", &v, &e) == 0 && v == LLONG_MIN);
-	ck_assert(args_scan_scaled("7.99E", &v, &e) == 0 && v >= 7LL << 60);
-	ck_assert(args_scan_scaled("-1.5K", &v, &e) == 0 && v == -1536);
-	ck_assert(args_scan_scaled("1.25", &v, &e) == 0 && v == 1);
-	ck_assert(args_scan_scaled("", &v, &e) == 0 && v == 0);
-	ck_assert(args_scan_scaled("1X", &v, &e) == -1 && e == EINVAL);
-	ck_assert(args_scan_scaled("1K1", &v, &e) == -1 && e == EINVAL);
-	ck_assert(args_scan_scaled("1..2", &v, &e) == -1 && e == EINVAL);
-	ck_assert(args_scan_scaled("+-1", &v, &e) == -1 && e == EINVAL);
-	ck_assert(args_scan_scaled("123456789012345678901", &v, &e) == -1 && e == ERANGE);
-}
-END_TEST
-
 /* ---- cross-check the error cases against the real scp ---- */
 
 #define REAL_SCP "/usr/bin/scp"
@@ -597,9 +537,6 @@ args_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helpers");
-	tcase_add_test(tc, test_strtonum);
-	tcase_add_test(tc, test_a2port);
-	tcase_add_test(tc, test_scan_scaled);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real_scp");

@@ -10,6 +10,7 @@
 #include "transport/proxycmd.h"
 #include "policy/route.h"
 #include "policy/sshcfg.h"
+#include "util/xmalloc.h"
 
 #define KiB 1024LL
 #define MiB (1024LL * 1024)

@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "transport/proxycmd.h"
 #include "policy/sshcfg.h"
+#include "util/xmalloc.h"
 
 /* Trimmed real output of OpenSSH 9.2 `ssh -G` (Debian 12). */
 static const char *plain_g =

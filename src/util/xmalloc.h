@@ -1,0 +1,17 @@
+/* xmalloc: allocation helpers that never return NULL (fatal on OOM). */
+#ifndef FSCP_XMALLOC_H
+#define FSCP_XMALLOC_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "util/log.h"	/* FSCP_PRINTF */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) FSCP_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) FSCP_PRINTF(1, 0);
+
+#endif
