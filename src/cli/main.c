@@ -31,12 +31,11 @@ struct run {
 	struct fscp_opts *o;
 	struct bwlimit *bw;
 	struct progress *pm;
-	struct session s;	/* the open one, if x != NULL */
+	struct session *s;	/* the open one, if x != NULL */
 	struct xfer *x;
 	struct plan *pl;	/* planning onto x, on its first connection */
 	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
-	struct session from;	/* remote to remote: the open source, if from_open */
-	bool from_open;
+	struct session *from;	/* remote to remote: the open source, or NULL */
 	bool single;		/* only remote sources: the target needs one connection */
 };
 
@@ -45,20 +44,37 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
     const char *sample)
 {
 	struct xfer_params xp = { 0 };
+	const struct route_tuning *t;
+	struct sftp_conn **conns;
+	int n;
 
 	if (r->single)
-		session_open_one(&r->s, r->o, host, user, port);
+		r->s = session_open_one(r->o, host, user, port);
 	else
-		session_open(&r->s, r->o, host, user, port, bytes, sample);
+		r->s = session_open(r->o, host, user, port, bytes, sample);
+	t = session_tuning(r->s);
+	conns = session_conns(r->s, &n);
 	xp.preserve = r->o->preserve;
 	xp.nrequests = r->o->sftp_nrequests;
-	xp.chunk_size = r->s.chunk_size;
-	xp.inflight_bytes = r->s.inflight_bytes;
-	xp.upload_inflight_bytes = r->s.upload_inflight_bytes;
+	xp.chunk_size = t->chunk;
+	xp.inflight_bytes = t->read_inflight;
+	xp.upload_inflight_bytes = t->write_inflight;
 	xp.bw = r->bw;
 	xp.progress = r->pm;
-	r->x = xfer_new(&xp, r->s.conns, r->s.nconns);
-	r->pl = plan_new(r->x, r->s.conns[0], r->o->recursive, r->o->preserve);
+	r->x = xfer_new(&xp, conns, n);
+	r->pl = plan_new(r->x, session_list_conn(r->s), r->o->recursive, r->o->preserve);
+}
+
+/* The engine's connections again, after the session grew (the array may
+ * have moved even when nothing was added). */
+static void
+run_set_conns(struct run *r)
+{
+	const struct route_tuning *t = session_tuning(r->s);
+	int n;
+	struct sftp_conn **conns = session_conns(r->s, &n);
+
+	xfer_set_conns(r->x, conns, n, t->chunk, t->read_inflight, t->write_inflight);
 }
 
 /* The session's connections still coming up, for the engine, and one
@@ -66,13 +82,13 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 static struct sftp_conn *
 run_next_conn(void *ctx)
 {
-	return session_next_conn(&((struct run *)ctx)->s);
+	return session_next_conn(((struct run *)ctx)->s);
 }
 
 static void
 run_stop_conns(void *ctx)
 {
-	session_stop_pending(&((struct run *)ctx)->s);
+	session_stop_pending(((struct run *)ctx)->s);
 }
 
 static struct sftp_conn *
@@ -80,7 +96,7 @@ run_reconnect(void *ctx)
 {
 	struct run *r = ctx;
 
-	return session_reconnect(&r->s, r->o);
+	return session_reconnect(r->s, r->o);
 }
 
 /* Before an early exit: everything closed, every connection thread
@@ -93,11 +109,10 @@ run_shutdown(struct run *r)
 	r->pl = NULL;
 	xfer_free(r->x);
 	r->x = NULL;
-	(void)session_close(&r->s);
-	if (r->from_open) {
-		r->from_open = false;
-		(void)session_close(&r->from);
-	}
+	(void)session_close(r->s);
+	r->s = NULL;
+	(void)session_close(r->from);
+	r->from = NULL;
 }
 
 /* Every connection died with work left: scp's lostconn(), or its fatal()
@@ -126,11 +141,10 @@ run_close(struct run *r)
 	r->pl = NULL;
 	/* Growing may move the connection array even when it keeps no new
 	 * connection: always hand the engine the current one. */
-	(void)session_grow(&r->s, r->o, (long long)xfer_planned_bytes(r->x));
-	xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
-	    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+	(void)session_grow(r->s, r->o, (long long)xfer_planned_bytes(r->x));
+	run_set_conns(r);
 	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
-		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(&r->s) };
+		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(r->s) };
 
 	xfer_set_joiner(r->x, &j);
 	if (xfer_run(r->x) != 0)
@@ -138,8 +152,9 @@ run_close(struct run *r)
 	xfer_free(r->x);
 	r->x = NULL;
 	/* scp counts a failing ssh as an error. */
-	if (session_close(&r->s) != 0)
+	if (session_close(r->s) != 0)
 		log_count_error();
+	r->s = NULL;
 }
 
 /* A planning step ended as scp ends: what is planned moves first (scp
@@ -164,19 +179,12 @@ run_planned(struct run *r, enum plan_status st)
 	exit(255);
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
-}
-
 /* Reuse the open session for consecutive operands on the same host. */
 static struct plan *
 run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
 {
-	if (r->x != NULL && strcmp(r->s.host, host) == 0 &&
-	    same_str(r->s.user, user) && r->s.port == port)
+	if (r->x != NULL && session_is_for(r->s, host, user, port))
 		return r->pl;
 	run_close(r);
 	run_open(r, host, user, port, bytes, sample);
@@ -277,22 +285,6 @@ remote_to_remote_scp(struct run *r, const struct fscp_operand *s, const struct f
 	}
 }
 
-/* The one connection crossload moves a side's data over: the newest
- * libssh one (a bypass, or what a listing route grew into), waiting for
- * the first that is still coming up; else the ssh one. */
-static struct sftp_conn *
-data_conn(struct session *s)
-{
-	struct sftp_conn *c;
-
-	for (int i = s->nconns - 1; i >= 0; i--)
-		if (s->ssh != NULL && s->ssh[i] != NULL)
-			return s->conns[i];
-	if ((c = session_next_conn(s)) != NULL)
-		return c;
-	return s->conns[0];
-}
-
 /* Grow s into its bypass as a copy of bytes would; the connection to use,
  * and no more are waited for.  *grew (if given) says whether it grew. */
 static struct sftp_conn *
@@ -303,7 +295,7 @@ grow_for(struct session *s, const struct fscp_opts *o, long long bytes, bool *gr
 
 	if (grew != NULL)
 		*grew = g;
-	c = data_conn(s);
+	c = session_data_conn(s);
 	session_stop_pending(s);
 	return c;
 }
@@ -311,12 +303,12 @@ grow_for(struct session *s, const struct fscp_opts *o, long long bytes, bool *gr
 static void
 source_close(struct run *r)
 {
-	if (!r->from_open)
+	if (r->from == NULL)
 		return;
-	r->from_open = false;
 	/* scp counts a failing ssh as an error. */
-	if (session_close(&r->from) != 0)
+	if (session_close(r->from) != 0)
 		log_count_error();
+	r->from = NULL;
 }
 
 /* The source's session; consecutive operands on one host share it (scp
@@ -326,13 +318,11 @@ source_for(struct run *r, const struct fscp_operand *s)
 {
 	int port = effective_port(r->o, s);
 
-	if (r->from_open && strcmp(r->from.host, s->host) == 0 &&
-	    same_str(r->from.user, s->user) && r->from.port == port)
-		return &r->from;
+	if (session_is_for(r->from, s->host, s->user, port))
+		return r->from;
 	source_close(r);
-	session_open_one(&r->from, r->o, s->host, s->user, port);
-	r->from_open = true;
-	return &r->from;
+	r->from = session_open_one(r->o, s->host, s->user, port);
+	return r->from;
 }
 
 /* scp's remote to remote through this host (the default and -3): the
@@ -341,11 +331,11 @@ source_for(struct run *r, const struct fscp_operand *s)
  * sessions may grow into their bypass for the size found. */
 static void
 remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_operand *s,
-    bool tsbd)
+    bool target_should_be_dir)
 {
 	struct crossload_params cp = {
 		.preserve = r->o->preserve, .recursive = r->o->recursive,
-		.target_should_be_dir = tsbd, .nrequests = r->o->sftp_nrequests,
+		.target_should_be_dir = target_should_be_dir, .nrequests = r->o->sftp_nrequests,
 		.bw = r->bw, .progress = r->pm,
 	};
 	struct session *src;
@@ -357,13 +347,13 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
 	/* The planning runs on the connections already up, without waiting
 	 * for the ones still coming up (grow_for() opens what the size needs). */
-	session_end_pending(&r->s);
+	session_end_pending(r->s);
 	/* Uploads of earlier local sources go first: scp copies in order, and
 	 * a later source may land on the same name. */
 	if (xfer_run(r->x) != 0)
 		run_lost(r);
 	src = source_for(r, s);
-	if (crossload_plan(data_conn(src), data_conn(&r->s), s->path, t->path, &cp,
+	if (crossload_plan(session_data_conn(src), session_data_conn(r->s), s->path, t->path, &cp,
 	    &pl) != PLAN_OK) {
 		/* A connection died under the planning: scp's fatal(), said
 		 * once every session is closed and its threads joined. */
@@ -373,14 +363,14 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	}
 	bytes = crossload_plan_bytes(pl);
 	from = grow_for(src, r->o, bytes, NULL);
-	to = grow_for(&r->s, r->o, bytes, &grew);
+	to = grow_for(r->s, r->o, bytes, &grew);
 	/* Uploads still to come need the target's new connection array. */
 	if (grew)
-		xfer_set_conns(r->x, r->s.conns + r->s.data_from, r->s.nconns - r->s.data_from,
-		    r->s.chunk_size, r->s.inflight_bytes, r->s.upload_inflight_bytes);
+		run_set_conns(r);
 	char fatal[256];
 
-	if (crossload_run(pl, from, to, src->inflight_bytes, r->s.inflight_bytes, fatal,
+	if (crossload_run(pl, from, to, session_tuning(src)->read_inflight,
+	    session_tuning(r->s)->read_inflight, fatal,
 	    sizeof(fatal)) != 0) {
 		crossload_plan_free(pl);
 		run_shutdown(r);
@@ -404,7 +394,7 @@ toremote(struct run *r)
 	struct fscp_opts *o = r->o;
 	const char *targ_arg = o->operands[o->noperands - 1];
 	struct fscp_operand t;
-	bool tsbd = o->noperands > 2 || o->target_dir;
+	bool target_should_be_dir = o->noperands > 2 || o->target_dir;
 	const char *sample;
 	long long bytes = upload_bytes(o, &sample);
 
@@ -429,7 +419,7 @@ toremote(struct run *r)
 				fprintf(stderr, "%s: invalid user name\n", s.user);
 				log_count_error();
 			} else {
-				remote_to_remote(r, &t, &s, tsbd);
+				remote_to_remote(r, &t, &s, target_should_be_dir);
 			}
 			operand_free(&s);
 			continue;
@@ -442,7 +432,7 @@ toremote(struct run *r)
 		}
 		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
-		enum plan_status ps = plan_upload(pl, s.path, t.path, tsbd);
+		enum plan_status ps = plan_upload(pl, s.path, t.path, target_should_be_dir);
 
 		operand_free(&s);
 		run_planned(r, ps);

@@ -1,51 +1,28 @@
 /* session: the connections one host gets, as the route decides.
  *
- * Gathers the facts (ssh -G, a connect() on the ControlPath, AWS SSM in the
- * ProxyCommand, a direct address for an SSM instance), asks route_decide(),
- * then opens either ssh exactly as scp would (standard) or N fresh libssh
- * sessions, each with its SFTP channel.  A bypass that cannot connect or
- * authenticate without prompting falls back to the standard route. */
+ * Gathers the facts (session/facts: ssh -G, a connect() on the
+ * ControlPath, AWS SSM in the ProxyCommand, a direct address for an SSM
+ * instance), asks route_decide(), then opens either ssh exactly as scp
+ * would (standard) or N fresh libssh sessions (session/pool), each with
+ * its SFTP channels.  A bypass that cannot connect or authenticate without
+ * prompting falls back to the standard route.  struct session is private:
+ * its users read it through the calls below. */
 #ifndef FSCP_SESSION_H
 #define FSCP_SESSION_H
 
 #include <stdbool.h>
-#include <stdint.h>
-#include <sys/types.h>
 
 #include "policy/options.h"
 #include "policy/route.h"
 
-struct session_pending;
+struct session;
 struct sftp_conn;
-struct sshconn;
-
-struct session {
-	char *host, *user;
-	int port;
-	enum route_kind route;
-	struct sftp_conn **conns;	/* nconns SFTP sessions */
-	struct sshconn **ssh;		/* libssh sessions (bypass), else NULL */
-	pid_t *proxy_pids;		/* ProxyCommand children we run, 0 if none */
-	int nconns;
-	int data_from;			/* the copy uses conns[data_from..]; the
-					   ones before (a listing) rest */
-	uint64_t chunk_size;		/* how the engine splits big files */
-	uint64_t inflight_bytes;	/* bytes in flight per connection, 0 = default */
-	uint64_t upload_inflight_bytes;	/* ... when writing */
-	struct session_pending *pending;	/* connections still coming up */
-	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
-	bool master_live;		/* the ControlPath answered */
-	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
-	char *bypass_direct;
-	bool bypass_compress;
-	bool may_grow;			/* standard until the size is known */
-};
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
  * sample is a local file whose data shows whether compression pays (or
  * NULL).  Exits 255 like scp when even the standard route cannot start. */
-void session_open(struct session *s, const struct fscp_opts *o, const char *host,
-    const char *user, int port, long long bytes, const char *sample);
+struct session *session_open(const struct fscp_opts *o, const char *host, const char *user,
+    int port, long long bytes, const char *sample);
 /* The legacy protocol's one stream to host, running cmd, over a libssh
  * exec channel when the route for about bytes (-1 unknown) is one a single
  * fresh connection beats ssh on (fresh beside a live master, ssm-direct).
@@ -56,11 +33,12 @@ int session_exec_open(const struct fscp_opts *o, const char *host, const char *u
 /* The same for a copy that moves its data over one connection (remote to
  * remote): size unknown, one connection (or SSM session) whatever
  * FSCP_CONNECTIONS says; session_grow may still add fresh ones. */
-void session_open_one(struct session *s, const struct fscp_opts *o, const char *host,
+struct session *session_open_one(const struct fscp_opts *o, const char *host,
     const char *user, int port);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
- * added some.  s->conns may move either way: read it again afterwards. */
+ * added some.  The connection array may move either way: read
+ * session_conns again afterwards. */
 bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes);
 /* Connections still coming up: how many, the next one that does (blocks;
  * NULL when none is left or after session_stop_pending), and stop handing
@@ -77,8 +55,20 @@ void session_end_pending(struct session *s);
  * when every connection died with work left); NULL on the standard route,
  * whose ssh scp would not start again either. */
 struct sftp_conn *session_reconnect(struct session *s, const struct fscp_opts *o);
-/* Close everything; returns the number of ssh processes / sessions that
- * ended badly (scp counts a failing ssh as an error). */
+/* Close everything and free s (NULL: nothing); returns the number of ssh
+ * processes / sessions that ended badly (scp counts a failing ssh as an
+ * error). */
 int session_close(struct session *s);
+
+/* The connections the copy uses (a listing one that rests is left out),
+ * *n of them; the one the planning lists on; the one a single stream of
+ * data goes over (the newest libssh one, else the first still coming up,
+ * else the ssh one); the engine's chunk and bytes in flight. */
+struct sftp_conn **session_conns(const struct session *s, int *n);
+struct sftp_conn *session_list_conn(const struct session *s);
+struct sftp_conn *session_data_conn(struct session *s);
+const struct route_tuning *session_tuning(const struct session *s);
+/* Is s open to [user@]host:port (NULL: no)? */
+bool session_is_for(const struct session *s, const char *host, const char *user, int port);
 
 #endif

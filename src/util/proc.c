@@ -221,3 +221,11 @@ proc_output_free(struct proc_output *o)
 	free(o->err);
 	memset(o, 0, sizeof(*o));
 }
+
+int
+proc_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}

@@ -2,7 +2,7 @@
 # man/fscp.1 documents every option of the usage text fscp prints (and
 # --version), each as an entry of its OPTIONS section, every FSCP_*
 # variable the sources read, under ENVIRONMENT, and the text of every -v
-# route message (route.c's reasons, session.c's log_verbose lines).
+# route message (policy/route.c's reasons, session/'s log_verbose lines).
 set -u
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
 man=$srcdir/man/fscp.1
@@ -36,7 +36,7 @@ done
 entry '^\.B \\-\\-version$' "--version"
 
 # Every FSCP_ variable the code reads.
-for v in $(grep -oh 'getenv("FSCP_[A-Z_]*")' "$srcdir"/src/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
+for v in $(grep -oh 'getenv("FSCP_[A-Z_]*")' "$srcdir"/src/*/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
 	if sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man" | grep -q "^\.B $v\$"; then
 		echo "PASS: $v under ENVIRONMENT"
 	else
@@ -55,7 +55,7 @@ pats = [r'snprintf\(\s*(?:out->reason|why),\s*sizeof\([^)]*\),\s*' + lit,
         r'standard\(out,\s*' + lit, r'\*why\s*=\s*' + lit, r'whyp\s*=\s*' + lit,
         r'special_why\s*=\s*' + lit, r'log_verbose\(\s*' + lit]
 pieces = {}
-for f in ('route.c', 'session.c'):
+for f in ('policy/route.c', 'session/facts.c', 'session/pool.c', 'session/session.c'):
     text = open(src + '/' + f).read()
     for p in pats:
         for m in re.finditer(p, text):

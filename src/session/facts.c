@@ -1,0 +1,331 @@
+/* facts: what the route decision is given about one host, gathered.
+ *
+ * ssh -G's answer, a live ControlMaster (a connect() on its socket), AWS
+ * SSM in the ProxyCommand or behind the first ProxyJump hop, and for an
+ * SSM instance a direct address (the user's own aws CLI) probed for the
+ * instance's known host key; then route_decide().  Everything here may
+ * take time (processes, probes); route.c, which decides, takes none. */
+#include "config.h"
+#include "session/facts.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "util/log.h"
+#include "util/proc.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
+#include "transport/sshconn.h"
+#include "session/pool.h"
+
+/* A direct route to an SSM instance is probed with this connect timeout. */
+#define FACTS_PROBE_TIMEOUT	3
+
+/* Smallest copy for which a direct route to an SSM instance is looked for. */
+#define FACTS_SSM_DIRECT_MIN_BYTES	(1ll << 20)
+
+/* A ControlMaster is live when its socket accepts a connection. */
+static bool
+facts_master_live(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+	bool live;
+
+	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return live;
+}
+
+/* The proxy command libssh needs for this host, tokens expanded, or NULL
+ * for a plain TCP connection.  ProxyJump becomes `ssh -W`, as ssh does. */
+char *
+facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
+{
+	struct proxycmd_tokens tok;
+	struct proxycmd_tokstore store = { 0 };
+	char err[256], *out = NULL;
+
+	proxycmd_tokens_from(&tok, &store, cfg);
+	if (cfg->proxycommand != NULL) {
+		out = proxycmd_expand(cfg->proxycommand, &tok, PROXYCMD_TOK_PROXY, err, sizeof(err));
+		if (out == NULL)
+			log_verbose("ProxyCommand: %s", err);
+	} else if (cfg->proxyjump != NULL) {
+		/* What ssh does with ProxyJump a,b: ssh -J a -W [host]:port b. */
+		struct strv argv = { 0 };
+		char *spec = xstrdup(cfg->proxyjump), *last = strrchr(spec, ',');
+		char *dest = last ? last + 1 : spec;
+
+		if (last)
+			*last = '\0';
+		strv_push(&argv, o->ssh_program);
+		if (o->ssh_config) {
+			strv_push(&argv, "-F");
+			strv_push(&argv, o->ssh_config);
+		}
+		strv_push(&argv, "-oBatchMode=yes");
+		strv_push(&argv, "-oControlMaster=no");
+		strv_push(&argv, "-oControlPath=none");
+		if (last) {
+			strv_push(&argv, "-J");
+			strv_push(&argv, spec);
+		}
+		strv_push(&argv, "-W");
+		strv_pushf(&argv, "[%s]:%d", cfg->hostname, cfg->port);
+		/* user@host:port is not a destination ssh takes; its URI is. */
+		if (strchr(dest, ':') != NULL && dest[0] != '[' && strncmp(dest, "ssh://", 6) != 0)
+			strv_pushf(&argv, "ssh://%s", dest);
+		else
+			strv_push(&argv, dest);
+		out = strv_join_quoted(&argv);
+		strv_free(&argv);
+		free(spec);
+	}
+	proxycmd_tokens_free(&store);
+	return out;
+}
+
+/* Is the first hop of a ProxyJump reached through AWS SSM?  Its own ssh
+ * config decides, as it would for ssh. */
+static bool
+facts_jump_is_ssm(const struct fscp_opts *o, const char *spec)
+{
+	struct proxycmd_hop *hops = NULL;
+	struct sshcfg jcfg;
+	char err[256];
+	bool ssm = false;
+	int n = proxycmd_jump_parse(spec, &hops);
+
+	if (n <= 0)
+		return false;
+	if (sshcfg_load(o, hops[0].user, hops[0].host, hops[0].port, &jcfg, err,
+	    sizeof(err)) == 0) {
+		ssm = proxycmd_is_ssm(jcfg.proxycommand, NULL);
+		sshcfg_free(&jcfg);
+	}
+	proxycmd_hops_free(hops, n);
+	return ssm;
+}
+
+/* ssm-direct: where does the instance answer directly?  FSCP_SSM_DIRECT is
+ * off, auto (ask the user's own aws CLI) or an address. */
+static char *
+facts_ssm_address(const struct fscp_opts *o, const struct proxycmd_ssm *ssm,
+    const char *instance, const char **why)
+{
+	const char *mode = o->ssm_direct;
+	struct strv argv = { 0 };
+	char buf[512] = "";
+	struct proc_spec ps = {
+		.search_path = true, .in = PROC_NULL, .err = PROC_NULL,
+		.msg = PROC_MSG_NONE, .exec_status = 127,
+	};
+	struct proc_output po;
+
+	if (mode != NULL && strcmp(mode, "off") == 0) {
+		*why = "FSCP_SSM_DIRECT=off";
+		return NULL;
+	}
+	if (mode != NULL && *mode != '\0' && strcmp(mode, "auto") != 0)
+		return xstrdup(mode);
+	strv_push(&argv, "aws");
+	if (ssm->profile) {
+		strv_push(&argv, "--profile");
+		strv_push(&argv, ssm->profile);
+	}
+	if (ssm->region) {
+		strv_push(&argv, "--region");
+		strv_push(&argv, ssm->region);
+	}
+	strv_push(&argv, "ec2");
+	strv_push(&argv, "describe-instances");
+	strv_push(&argv, "--instance-ids");
+	strv_push(&argv, instance);
+	strv_push(&argv, "--query");
+	strv_push(&argv, "Reservations[0].Instances[0].[PrivateIpAddress,PublicIpAddress]");
+	strv_push(&argv, "--output");
+	strv_push(&argv, "text");
+	/* stdin and (below -vv) stderr are /dev/null; no time limit, as
+	 * before: a slow aws CLI only delays the route decision. */
+	ps.argv = argv.v;
+	if (log_level() >= 2)
+		ps.err = PROC_KEEP;
+	if (proc_capture(&ps, false, -1, &po, NULL, 0) == 0) {
+		if (po.status != 0) {
+			proc_output_free(&po);
+			strv_free(&argv);
+			*why = "aws ec2 describe-instances failed";
+			return NULL;
+		}
+		snprintf(buf, sizeof(buf), "%s", po.out);
+		proc_output_free(&po);
+	}
+	strv_free(&argv);
+	/* "PRIVATE\tPUBLIC": the private address first, as it is usually the
+	 * one reachable from inside the VPC. */
+	for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+		if (strcmp(tok, "None") != 0 && *tok != '\0')
+			return xstrdup(tok);
+	}
+	*why = "the instance has no IP address";
+	return NULL;
+}
+
+/* ssm-direct probe: connect to addr and check it presents the instance's
+ * known host key (under its HostName/HostKeyAlias), nothing else. */
+static bool
+facts_probe_direct(const struct sshcfg *cfg, const char *addr, char *why, size_t whylen)
+{
+	struct sshcfg probe = *cfg;
+	struct sshconn_params p = {
+		.cfg = &probe, .proxy_fd = -1, .connect_host = addr,
+		.probe_only = true, .may_prompt = false,
+		.handshake_timeout = FACTS_PROBE_TIMEOUT,
+	};
+	struct sshconn *c = NULL;
+	enum sshconn_err rc;
+
+	/* Never add a key while probing: only a key already known counts. */
+	if (probe.stricthostkeychecking != SHK_YES)
+		probe.stricthostkeychecking = SHK_YES;
+	if (probe.connecttimeout < 0 || probe.connecttimeout > FACTS_PROBE_TIMEOUT)
+		probe.connecttimeout = FACTS_PROBE_TIMEOUT;
+	rc = sshconn_open(&p, &c, why, whylen);
+	if (c)
+		sshconn_close(c);
+	return rc == SSHCONN_OK;
+}
+
+/* Does a sample of the first source compress well?  Then zlib pays on SSM,
+ * whose cap is on bytes after ssh. */
+bool
+facts_sample_compresses(const char *path)
+{
+	static unsigned char in[65536], out[70000];
+	uLongf outlen = sizeof(out);
+	ssize_t n;
+	int fd;
+
+	/* O_NOATIME: looking must not change the source (its atime is what
+	 * -p copies).  Without it (not the owner) do not look at all. */
+	if (path == NULL || (fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, in, sizeof(in));
+	close(fd);
+	if (n < 4096 || compress2(out, &outlen, in, (uLong)n, 1) != Z_OK)
+		return false;
+	return outlen < (uLongf)n * 7 / 10;
+}
+
+
+void
+facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, int want, bool one_stream)
+{
+	struct route_input in = { .bytes = bytes, .one_stream = one_stream };
+	struct sshcfg *cfg = NULL;
+	struct proxycmd_ssm ssm = { 0 };
+	char err[512], *why = f->why;
+	char *direct = NULL;
+
+	memset(f, 0, sizeof(*f));
+	why[0] = '\0';
+
+	in.force = (enum route_force)o->route_force;
+	in.connections_wanted = want > 0 ? want : o->connections;
+	in.cores = proc_cores();
+	in.ssm_start_cpu_s = o->ssm_start_cpu_s;
+	const char *prog = strrchr(o->ssh_program, '/');
+
+	prog = prog ? prog + 1 : o->ssh_program;
+	if (o->sftp_direct != NULL) {
+		in.legacy_or_special = true;
+		in.special_why = "-D runs an SFTP server directly";
+	} else if (strcmp(prog, "ssh") != 0) {
+		/* The user's -S program may do anything (a wrapper, a jump, a
+		 * log): going around it would not be what they asked for. */
+		in.legacy_or_special = true;
+		in.special_why = "-S with a program other than ssh";
+	} else if (in.force != ROUTE_FORCE_STANDARD) {
+		/* Its owner keeps it (facts_free leaves it): connections may
+		 * still be coming up (and reading it) after the session is
+		 * open. */
+		cfg = xcalloc(1, sizeof(*cfg));
+		if (sshcfg_load(o, user, host, port, cfg, err, sizeof(err)) == 0) {
+			f->cfg = cfg;
+			in.cfg = cfg;
+			in.master_live = facts_master_live(cfg->controlpath);
+			in.ssm = proxycmd_is_ssm(cfg->proxycommand, &ssm);
+			if (!in.ssm && cfg->proxyjump != NULL)
+				in.ssm = in.ssm_via_jump = facts_jump_is_ssm(o, cfg->proxyjump);
+		} else {
+			free(cfg);
+			cfg = NULL;
+			in.special_why = "ssh -G failed";
+			log_verbose("ssh -G %s: %s", host, err);
+		}
+	}
+	if (in.ssm_via_jump) {
+		/* The direct address would be the jump host's, not the target's. */
+		snprintf(why, sizeof(f->why), "the SSM host is the jump host");
+		in.direct_why = why;
+	} else if (in.ssm) {
+		const char *whyp = NULL;
+		char *addr = NULL;
+
+		/* Looking for a direct path costs a CLI call and a probe (about
+		 * what SSM takes for 1 MiB); a direct path saves the SSM start
+		 * (1-3 s) on top of the transfer, so most copies gain. */
+		if (bytes >= 0 && bytes < FACTS_SSM_DIRECT_MIN_BYTES)
+			whyp = "copy too small to look for a direct route";
+		else
+			addr = facts_ssm_address(o, &ssm, cfg->hostname, &whyp);
+		if (addr != NULL) {
+			char perr[256] = "";
+
+			if (facts_probe_direct(cfg, addr, perr, sizeof(perr))) {
+				in.direct_ok = true;
+				direct = addr;
+				addr = NULL;
+			} else {
+				char *msg = xasprintf("direct address %s refused: %s", addr,
+				    pool_one_line(perr));
+
+				snprintf(why, sizeof(f->why), "%s", msg);
+				free(msg);
+				in.direct_why = why;
+			}
+			free(addr);
+		} else if (whyp != NULL) {
+			snprintf(why, sizeof(f->why), "%s", whyp);
+			in.direct_why = why;
+		}
+	}
+	route_decide(&in, &f->d);
+	log_verbose("route %s: %s", route_name(f->d.kind), f->d.reason);
+	f->in = in;
+	f->ssm = ssm;
+	f->direct = direct;
+}
+
+void
+facts_free(struct facts *f)
+{
+	free(f->direct);
+	f->direct = NULL;
+	if (f->in.ssm)
+		proxycmd_ssm_free(&f->ssm);
+	f->in.ssm = false;
+}

@@ -1,0 +1,39 @@
+/* facts: what the route decision is given about one host, gathered (ssh
+ * -G, a live master, SSM, a probed direct address), and route_decide()'s
+ * answer. */
+#ifndef FSCP_FACTS_H
+#define FSCP_FACTS_H
+
+#include <stdbool.h>
+
+#include "policy/options.h"
+#include "policy/route.h"
+#include "policy/sshcfg.h"
+#include "transport/proxycmd.h"
+
+struct facts {
+	struct route_input in;
+	struct route_decision d;
+	struct sshcfg *cfg;	/* ssh -G's answer, NULL when not asked or failed:
+				   the caller's to free (sshcfg_free, free) */
+	struct proxycmd_ssm ssm;	/* when in.ssm */
+	char *direct;		/* the probed ssm-direct address, or NULL */
+	char why[512];		/* in.direct_why's text */
+};
+
+/* Gather for [user@]host:port and about bytes (-1 unknown), decide, and
+ * say the route under -v.  want > 0: that many connections at most,
+ * whatever FSCP_CONNECTIONS says; one_stream: the copy is one stream (the
+ * legacy protocol). */
+void facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
+    const char *user, int port, long long bytes, int want, bool one_stream);
+/* Free what f holds but its cfg. */
+void facts_free(struct facts *f);
+
+/* The proxy command libssh needs for this host, tokens expanded, or NULL
+ * for a plain TCP connection.  ProxyJump becomes `ssh -W`, as ssh does. */
+char *facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg);
+/* Does a sample of this local file compress well (zlib pays on SSM)? */
+bool facts_sample_compresses(const char *path);
+
+#endif

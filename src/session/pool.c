@@ -1,0 +1,761 @@
+/* pool: connections to one host opened side by side, handed out as they
+ * come up.
+ *
+ * Each connection is a thread: its proxy (if any), the libssh handshake
+ * and login, then up to per SFTP channels, each with a thread of its own
+ * for its SFTP handshake.  A probing pool starts one connection, whose
+ * banner or measured round trip says how many more start; an SSM pool
+ * starts its sessions in waves (one per core at a time, each aws CLI
+ * burns its CPU first), so that a copy can start on the first.  Stopping
+ * a pool hangs up on the proxies and shuts the sockets of what is still
+ * connecting: its threads end at once, and pool_end joins them before
+ * anything may exit. */
+#include "config.h"
+#include "session/pool.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/proc.h"
+#include "util/xmalloc.h"
+#include "policy/route.h"
+#include "transport/proxycmd.h"
+#include "transport/sshconn.h"
+#include "sftp/sftp.h"
+
+/* sshconn's messages can be ssh's multi-line warnings: -v wants one line. */
+const char *
+pool_one_line(char *msg)
+{
+	char *nl;
+
+	if (strstr(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED") != NULL)
+		return "it presents a different host key than the one known for the instance";
+	while (*msg == '\n' || *msg == '@')
+		msg += strspn(msg, "@\n ");
+	if ((nl = strchr(msg, '\n')) != NULL)
+		*nl = '\0';
+	return msg;
+}
+
+struct pool_job {
+	const struct fscp_opts *o;
+	const struct sshcfg *cfg;
+	const char *proxy;		/* expanded ProxyCommand or NULL */
+	const char *direct;		/* ssm-direct address or NULL */
+	bool compress;
+	struct pool *pool;
+	int chan;			/* 0: the connection's own job; 1..: another
+					   SFTP channel on that connection */
+	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
+	/* results */
+	enum sshconn_err rc;
+	char err[512];
+	struct sshconn *ssh;		/* one reference per job */
+	struct sftp_conn *sftp;
+	pid_t pid;		/* the ProxyCommand; written under pool->lock */
+	double ready_s;		/* seconds from the pool's start */
+	bool done, taken;	/* under pool->lock */
+	bool unused;		/* a channel slot the connection did not open */
+	int abort_fd;		/* a dup of its socket while it connects, under
+				   pool->lock; -1 when none */
+};
+
+/* Connections being opened side by side, each with up to per SFTP
+ * channels: jobs[c * per + k] is connection c's channel k.  The copy may
+ * start on the first ones while the rest are still coming up (pool_next). */
+struct pool {
+	struct pool_job *jobs;
+	pthread_t *tids;	/* one per job that has a thread */
+	int n;			/* jobs: connections * per */
+	int per;
+	int ok;			/* connections up so far */
+	int chans;		/* channels up so far */
+	bool probe;		/* the first connection says how many more start */
+	bool spec;		/* opened before the listing, in case it pays */
+	int wave;		/* > 0: connections started together, ... */
+	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
+	pthread_t pacer;	/* starts the later waves; 0: none */
+	bool expanded;		/* ... it has */
+	int started;		/* connections whose thread was started */
+	int limit;		/* no more than this many are started */
+	double t0, last;	/* start, and when the latest came up */
+	bool stop;		/* no more wanted: abort what is still connecting */
+	bool joined;		/* its owner is joining the threads */
+	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* A banner later than this after the connect means a far server: the
+ * other connections start at once instead of after the first's login. */
+#define POOL_FAR_HINT_MS	10.0
+
+/* Under j->pool->lock: the job is over, one way or the other. */
+static void
+pool_job_finish(struct pool_job *j)
+{
+	struct pool *b = j->pool;
+
+	if (j->abort_fd >= 0)
+		close(j->abort_fd);
+	j->abort_fd = -1;
+	j->done = true;
+	j->ready_s = clock_now() - b->t0;
+	if (j->rc == SSHCONN_OK) {
+		b->chans++;
+		if (j->chan == 0)
+			b->ok++;
+		b->last = j->ready_s;
+	}
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* Another channel of a connection that is up: its SFTP handshake. */
+static void *
+pool_channel_one(void *arg)
+{
+	struct pool_job *j = arg;
+
+	j->sftp = sftp_open(j->stream, j->o->sftp_buflen, j->err, sizeof(j->err));
+	j->rc = j->sftp != NULL ? SSHCONN_OK : SSHCONN_ERR_CHANNEL;
+	pthread_mutex_lock(&j->pool->lock);
+	/* The proxy is the connection's; a job still running has none, so
+	 * that stopping the pool does not hang up on a connection in use. */
+	j->pid = (j - j->chan)->pid;
+	pool_job_finish(j);
+	pthread_mutex_unlock(&j->pool->lock);
+	return NULL;
+}
+
+/* The connection's channel slots past the first: those it opened get a
+ * thread for their SFTP handshake, the rest are marked unused. */
+static void
+pool_channels_start(struct pool_job *j, struct fscp_stream *st, int got)
+{
+	struct pool *b = j->pool;
+	int base = (int)(j - b->jobs);
+
+	pthread_mutex_lock(&b->lock);
+	for (int k = 1; k < b->per; k++) {
+		struct pool_job *x = &b->jobs[base + k];
+
+		if (k < got && !b->stop) {
+			x->stream = st[k];
+			x->ssh = sshconn_ref(j->ssh);
+			if (pthread_create(&b->tids[base + k], NULL, pool_channel_one, x) == 0)
+				continue;
+			b->tids[base + k] = 0;
+			x->stream.ops->close(x->stream.ctx);
+			(void)sshconn_close(x->ssh);
+			x->ssh = NULL;
+		} else if (k < got) {
+			st[k].ops->close(st[k].ctx);
+		}
+		x->rc = SSHCONN_ERR_CHANNEL;
+		x->unused = x->taken = x->done = true;
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *pool_connect_one(void *arg);
+
+/* Under b->lock: start the connections up to (not including) upto. */
+static void
+pool_start_upto(struct pool *b, int upto)
+{
+	if (upto > b->limit)
+		upto = b->limit;
+	for (int c = b->started; c < upto && c < b->n / b->per; c++) {
+		struct pool_job *j = &b->jobs[c * b->per];
+
+		if (pthread_create(&b->tids[c * b->per], NULL, pool_connect_one, j) == 0)
+			continue;
+		b->tids[c * b->per] = 0;
+		for (int k = 0; k < b->per; k++) {
+			j[k].rc = SSHCONN_ERR_CONNECT;
+			j[k].unused = j[k].taken = j[k].done = true;
+		}
+	}
+	if (upto > b->started)
+		b->started = upto < b->n / b->per ? upto : b->n / b->per;
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* Under b->lock: the connections not started are not wanted. */
+static void
+pool_give_up(struct pool *b)
+{
+	for (int i = b->started * b->per; i < b->n; i++) {
+		b->jobs[i].rc = SSHCONN_ERR_CONNECT;
+		b->jobs[i].unused = b->jobs[i].taken = b->jobs[i].done = true;
+	}
+	b->started = b->n / b->per;
+	pthread_cond_broadcast(&b->cond);
+}
+
+/* Under b->lock: a probing pool now has total connections (the first
+ * included); the others' slots are given up. */
+static void
+pool_expand(struct pool *b, int total)
+{
+	if (b->expanded)
+		return;
+	b->expanded = true;
+	if (!b->stop)
+		pool_start_upto(b, total);
+	pool_give_up(b);
+}
+
+/* The later waves of SSM sessions: each aws CLI burns its CPU before it
+ * reaches AWS, so as many start together as there are cores, one wave
+ * after the other; a copy that is done before stops the rest. */
+static void *
+pool_pacer(void *arg)
+{
+	struct pool *b = arg;
+	int conns = b->n / b->per;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->started < conns && b->started < b->limit && !b->stop) {
+		double due = clock_now() + b->wave_s;
+
+		while (!b->stop && clock_now() < due) {
+			struct timespec ts = clock_deadline(due - clock_now());
+
+			(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+		}
+		if (b->stop)
+			break;
+		pool_start_upto(b, b->started + b->wave);
+		log_debug(1, "%d of %d SSM sessions started", b->started, conns);
+	}
+	if (b->started < conns)
+		pool_give_up(b);
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Wait s seconds unless the pool is stopped meanwhile: true when the
+ * time passed. */
+static bool
+pool_job_pause(struct pool_job *j, double s)
+{
+	struct pool *b = j->pool;
+	double due = clock_now() + s;
+	bool stop;
+
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop && clock_now() < due) {
+		struct timespec ts = clock_deadline(due - clock_now());
+
+		(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	}
+	stop = b->stop;
+	pthread_mutex_unlock(&b->lock);
+	return !stop;
+}
+
+/* The connection's socket, kept (as a dup) so that stopping the pool can
+ * cut a handshake short instead of waiting for it. */
+static void
+pool_job_socket(void *arg, int fd)
+{
+	struct pool_job *j = arg;
+
+	pthread_mutex_lock(&j->pool->lock);
+	if (j->abort_fd >= 0)
+		close(j->abort_fd);
+	j->abort_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (j->pool->stop && j->abort_fd >= 0)
+		shutdown(j->abort_fd, SHUT_RDWR);
+	pthread_mutex_unlock(&j->pool->lock);
+}
+
+/* The first connection's banner came: a far server's others start now. */
+static void
+pool_first_byte(void *arg, double ms)
+{
+	struct pool_job *j = arg;
+	struct pool *b = j->pool;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->probe && !b->expanded && ms >= POOL_FAR_HINT_MS) {
+		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
+		    "at once", ms, b->n / b->per);
+		pool_expand(b, b->n / b->per);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* The first connection is in and measured the round trip: a near
+ * server is worth fewer connections (CPU-bound), a far one all. */
+static void
+pool_probe_done(struct pool_job *j, double rtt)
+{
+	struct pool *b = j->pool;
+	int conns = b->n / b->per, near = route_near_connections(rtt, proc_cores());
+
+	pthread_mutex_lock(&b->lock);
+	if (b->probe && !b->expanded) {
+		if (near > 0 && near < conns) {
+			log_verbose("server answers in %.2f ms and this machine has %d cores: "
+			    "%d fresh connection%s", rtt, proc_cores(), near,
+			    near == 1 ? "" : "s");
+			conns = near;
+		}
+		pool_expand(b, conns);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *
+pool_connect_one(void *arg)
+{
+	struct pool_job *j = arg;
+	struct sshconn_params p = {
+		.cfg = j->cfg, .proxy_fd = -1, .compress = j->compress,
+		.connect_host = j->direct, .may_prompt = false,
+	};
+	bool first = j == j->pool->jobs && j->pool->probe;
+	struct fscp_stream st[ROUTE_MAX_CHANNELS];
+	int got = 0;
+
+	struct proxycmd_hold *hold = NULL;
+
+	p.on_socket = pool_job_socket;
+	p.cb_arg = j;
+	/* A speculative connection leaves adding a new host key to ssh's. */
+	p.never_add = j->pool->spec;
+	if (first)
+		p.on_first_byte = pool_first_byte;
+	for (int attempt = 0;; attempt++) {
+		if (j->proxy != NULL) {
+			pid_t pid = 0;
+
+			p.proxy_fd = proxycmd_spawn_held(j->proxy, &pid, &hold, j->err,
+			    sizeof(j->err));
+			pthread_mutex_lock(&j->pool->lock);
+			j->pid = pid;
+			if (j->pool->stop && pid > 0)
+				kill(pid, SIGHUP);
+			pthread_mutex_unlock(&j->pool->lock);
+			if (p.proxy_fd < 0) {
+				j->rc = SSHCONN_ERR_CONNECT;
+				goto out;
+			}
+		}
+		j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
+		if (j->rc == SSHCONN_OK)
+			break;
+		/* AWS refuses StartSession calls that come too fast: try again
+		 * a little later (0.5, 1, 2 s), then give this one up; the copy
+		 * goes on with the sessions it has. */
+		if (j->rc != SSHCONN_ERR_CONNECT || attempt >= 3 ||
+		    !proxycmd_hold_has(hold, "ThrottlingException", 200) ||
+		    !pool_job_pause(j, 0.5 * (1 << attempt)))
+			goto out;
+		log_verbose("SSM StartSession throttled: connection %d tries again",
+		    (int)(j - j->pool->jobs) / j->pool->per + 1);
+		proxycmd_hold_end(hold, false);
+		hold = NULL;
+		pthread_mutex_lock(&j->pool->lock);
+		pid_t old = j->pid;
+
+		j->pid = 0;
+		pthread_mutex_unlock(&j->pool->lock);
+		pool_reap(old);
+	}
+	double rtt = j->pool->per > 1 || first ? sshconn_measure_rtt(j->ssh) : -1;
+
+	if (first)
+		pool_probe_done(j, rtt);
+	/* A far server gives every channel its own window: what more round
+	 * trips in flight need, without another handshake. */
+	got = sshconn_sftp_streams(j->ssh, j->pool->per > 1 ?
+	    route_channels(rtt, j->pool->n / j->pool->per, j->pool->per) : 1, st, j->err,
+	    sizeof(j->err));
+	if (got < 1) {
+		j->rc = SSHCONN_ERR_CHANNEL;
+		goto out;
+	}
+	if (got > 1)
+		log_debug(1, "%d SFTP channels on one connection", got);
+	pool_channels_start(j, st, got);
+	j->sftp = sftp_open(st[0], j->o->sftp_buflen, j->err, sizeof(j->err));
+	if (j->sftp == NULL)
+		j->rc = SSHCONN_ERR_CHANNEL;
+out:
+	if (got < 1)
+		pool_channels_start(j, st, 0);
+	if (first && j->rc != SSHCONN_OK) {
+		/* The caller falls back (or goes on with what it has). */
+		pthread_mutex_lock(&j->pool->lock);
+		pool_expand(j->pool, 1);
+		pthread_mutex_unlock(&j->pool->lock);
+	}
+	/* A connection that came up shows what its proxy said; a failed one's
+	 * words come again from ssh's own try (or -v says why it failed). */
+	proxycmd_hold_end(hold, j->rc == SSHCONN_OK);
+	pthread_mutex_lock(&j->pool->lock);
+	pool_job_finish(j);
+	pthread_mutex_unlock(&j->pool->lock);
+	if (j->rc == SSHCONN_OK)
+		log_debug(1, "connection ready in %.2f s", j->ready_s);
+	return NULL;
+}
+
+void
+pool_reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
+	kill(pid, SIGHUP);
+	(void)proc_wait(pid);
+}
+
+/* Close one connection: its SFTP channel (or ssh), its libssh session and
+ * its ProxyCommand.  Returns true when it ended badly (a non-zero exit
+ * status of ssh or of the SFTP channel). */
+bool
+pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
+{
+	bool bad = sftp != NULL && sftp_close(sftp) != 0;
+
+	/* A connection's channels share its session and proxy: whoever
+	 * closes the last of them ends the proxy. */
+	if (ssh == NULL || sshconn_close(ssh))
+		pool_reap(pid);
+	return bad;
+}
+
+static void
+pool_job_undo(struct pool_job *j)
+{
+	(void)pool_close_parts(j->sftp, j->ssh, j->pid);
+	j->sftp = NULL;
+	j->ssh = NULL;
+	j->pid = 0;
+}
+
+/* Stop what is still connecting (hang up on its proxy, shut its socket
+ * down: a handshake is cut short, not waited for).  Returns true when the caller is the one to
+ * join the threads.  Every exit of fscp happens in main, after the
+ * sessions are closed (which joins these threads): a thread still in its
+ * handshake at exit() would crash in OpenSSL's freed state. */
+static bool
+pool_stop_all(struct pool *b)
+{
+	bool join;
+
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	for (int i = 0; i < b->n; i++) {
+		if (b->jobs[i].done)
+			continue;
+		if (b->jobs[i].pid > 0)
+			kill(b->jobs[i].pid, SIGHUP);
+		if (b->jobs[i].abort_fd >= 0)
+			shutdown(b->jobs[i].abort_fd, SHUT_RDWR);
+	}
+	pthread_cond_broadcast(&b->cond);
+	join = !b->joined;
+	b->joined = true;
+	pthread_mutex_unlock(&b->lock);
+	return join;
+}
+
+static void
+pool_join(struct pool *b)
+{
+	/* The pacer first: it starts threads until it sees the stop. */
+	if (b->pacer)
+		pthread_join(b->pacer, NULL);
+	for (int i = 0; i < b->n; i++)
+		if (b->tids[i])
+			pthread_join(b->tids[i], NULL);
+}
+
+/* No more connections are wanted: stop the ones still connecting (their
+ * proxies are hung up on, their sockets shut down), wait for every thread,
+ * close what nobody took, and free b.  report: say under -v how many came
+ * up. */
+void
+pool_end(struct pool *b, bool report)
+{
+	if (b == NULL)
+		return;
+	if (pool_stop_all(b))
+		pool_join(b);
+	for (int i = 0; i < b->n; i++) {
+		if (!b->jobs[i].taken) {
+			b->jobs[i].taken = true;
+			pool_job_undo(&b->jobs[i]);
+		}
+	}
+	if (report && b->ok > 0 && b->chans > b->ok)
+		log_verbose("%d of %d connections ready in %.2f s, with %d SFTP channels",
+		    b->ok, b->n / b->per, b->last, b->chans);
+	else if (report && b->ok > 0)
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n / b->per, b->last);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->cond);
+	free(b->proxy);
+	free(b->direct);
+	free(b->jobs);
+	free(b->tids);
+	free(b);
+}
+
+/* Under b->lock: the first finished job nobody has taken (now taken), or
+ * -1; *left says whether some are still connecting. */
+static int
+pool_pick_done(struct pool *b, bool *left)
+{
+	*left = false;
+	for (int i = 0; i < b->n; i++) {
+		if (b->jobs[i].taken)
+			continue;
+		if (b->jobs[i].done) {
+			b->jobs[i].taken = true;
+			return i;
+		}
+		*left = true;
+	}
+	return -1;
+}
+
+/* A taken job: its connection into *out (true), or, failed, said under
+ * -v and undone (false). */
+static bool
+pool_take(struct pool *b, int i, struct pool_conn *out)
+{
+	struct pool_job *j = &b->jobs[i];
+
+	if (j->rc != SSHCONN_OK) {
+		if (j->chan == 0)
+			log_verbose("connection %d of %d failed: %s", i / b->per + 1, b->n / b->per,
+			    pool_one_line(j->err));
+		else
+			log_verbose("connection %d: SFTP channel %d failed: %s", i / b->per + 1,
+			    j->chan + 1, pool_one_line(j->err));
+		pool_job_undo(j);
+		return false;
+	}
+	*out = (struct pool_conn){ .sftp = j->sftp, .ssh = j->ssh, .pid = j->pid };
+	return true;
+}
+
+bool
+pool_next(struct pool *b, struct pool_conn *out)
+{
+	bool got = false;
+
+	if (b == NULL)
+		return false;
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop && !got) {
+		bool left;
+		int pick = pool_pick_done(b, &left);
+
+		if (pick >= 0) {
+			pthread_mutex_unlock(&b->lock);
+			got = pool_take(b, pick, out);
+			if (got)
+				log_debug(1, "connection %d of %d (channel %d) joins the copy "
+				    "after %.2f s", pick / b->per + 1, b->n / b->per,
+				    b->jobs[pick].chan + 1, b->jobs[pick].ready_s);
+			pthread_mutex_lock(&b->lock);
+		} else if (!left) {
+			break;
+		} else {
+			pthread_cond_wait(&b->cond, &b->lock);
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return got;
+}
+
+int
+pool_take_done(struct pool *b, struct pool_conn *out)
+{
+	bool left;
+	int got = 0;
+
+	pthread_mutex_lock(&b->lock);
+	for (int i; (i = pool_pick_done(b, &left)) >= 0;) {
+		pthread_mutex_unlock(&b->lock);
+		got += pool_take(b, i, &out[got]);
+		pthread_mutex_lock(&b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return got;
+}
+
+void
+pool_stop(struct pool *b)
+{
+	if (b == NULL)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+int
+pool_count(const struct pool *b)
+{
+	int n = 0;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	for (int i = 0; i < b->n; i++)
+		n += !b->jobs[i].taken;
+	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	return n;
+}
+
+struct pool *
+pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct pool_how *h)
+{
+	struct pool *b = xcalloc(1, sizeof(*b));
+	int n = h->n, per = h->per < 1 ? 1 : h->per > ROUTE_MAX_CHANNELS ?
+	    ROUTE_MAX_CHANNELS : h->per;
+
+	b->jobs = xcalloc((size_t)(n * per), sizeof(*b->jobs));
+	b->tids = xcalloc((size_t)(n * per), sizeof(*b->tids));
+	b->n = n * per;
+	b->per = per;
+	b->t0 = clock_now();
+	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
+	b->direct = h->direct ? xstrdup(h->direct) : NULL;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	for (int i = 0; i < b->n; i++)
+		b->jobs[i] = (struct pool_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
+			.direct = b->direct, .compress = h->compress, .pool = b, .chan = i % per,
+			.abort_fd = -1 };
+	/* Probing: the first connection starts the others (pool_expand). */
+	b->probe = h->probe && n > 1;
+	b->spec = h->spec;
+	b->limit = n;
+	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
+	b->wave_s = h->wave_s;
+	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
+	for (int i = 0; i < b->started * per; i += per) {
+		struct pool_job *j = &b->jobs[i];
+
+		if (pthread_create(&b->tids[i], NULL, pool_connect_one, j) != 0) {
+			j->rc = SSHCONN_ERR_CONNECT;
+			snprintf(j->err, sizeof(j->err), "pthread_create failed");
+			b->tids[i] = 0;
+			pool_channels_start(j, NULL, 0);
+			pthread_mutex_lock(&b->lock);
+			if (b->probe)
+				pool_expand(b, 1);
+			pool_job_finish(j);
+			pthread_mutex_unlock(&b->lock);
+		}
+	}
+	if (b->wave > 0 && pthread_create(&b->pacer, NULL, pool_pacer, b) != 0) {
+		b->pacer = 0;
+		pthread_mutex_lock(&b->lock);
+		pool_start_upto(b, n);
+		pthread_mutex_unlock(&b->lock);
+	}
+	return b;
+}
+
+bool
+pool_wait(struct pool *b, bool staged)
+{
+	bool first_failed = false;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		bool all = true;
+
+		first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
+		for (int i = 0; i < b->n; i++)
+			all = all && b->jobs[i].done;
+		if (all || first_failed || (staged && b->ok > 0))
+			break;
+		pthread_cond_wait(&b->cond, &b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return first_failed;
+}
+
+void
+pool_wait_all(struct pool *b)
+{
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		bool all = true;
+
+		for (int i = 0; i < b->n; i++)
+			all = all && b->jobs[i].done;
+		if (all || b->stop)
+			break;
+		pthread_cond_wait(&b->cond, &b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+int
+pool_trim(struct pool *b, int n)
+{
+	int limit = -1;
+
+	if (b == NULL || b->wave == 0)
+		return -1;
+	pthread_mutex_lock(&b->lock);
+	if (n < b->limit) {
+		b->limit = n < b->started ? b->started : n;
+		limit = b->limit;
+		pthread_cond_broadcast(&b->cond);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return limit;
+}
+
+int
+pool_size(const struct pool *b)
+{
+	return b->n;
+}
+
+int
+pool_up(const struct pool *b)
+{
+	return b->ok;
+}
+
+bool
+pool_speculative(const struct pool *b)
+{
+	return b != NULL && b->spec;
+}
+
+const char *
+pool_first_error(struct pool *b)
+{
+	return b->jobs[0].err[0] ? pool_one_line(b->jobs[0].err) : "connection failed";
+}
+
+double
+pool_age(const struct pool *b)
+{
+	return clock_now() - b->t0;
+}

@@ -1,0 +1,79 @@
+/* pool: connections to one host opened side by side, each with up to per
+ * SFTP channels (route_channels decides from the round trip), handed out
+ * as they come up.  A session has at most one pool at a time. */
+#ifndef FSCP_POOL_H
+#define FSCP_POOL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/options.h"
+#include "policy/sshcfg.h"
+
+struct pool;
+struct sftp_conn;
+struct sshconn;
+
+/* How the pool's connections are made. */
+struct pool_how {
+	const char *proxy;	/* expanded ProxyCommand, or NULL */
+	const char *direct;	/* ssm-direct address, or NULL */
+	bool compress;
+	int n;			/* connections */
+	int per;		/* SFTP channels each, at most */
+	bool probe;		/* the first says how many more start */
+	bool spec;		/* speculative: nobody waits for it yet */
+	int wave;		/* > 0: start this many at a time ... */
+	double wave_s;		/* ... one wave every wave_s seconds */
+};
+
+/* One channel that came up: its SFTP session, the libssh session it runs
+ * on (one reference each) and the connection's proxy process (0: none). */
+struct pool_conn {
+	struct sftp_conn *sftp;
+	struct sshconn *ssh;
+	pid_t pid;
+};
+
+/* Start connecting; o and cfg must outlive the pool. */
+struct pool *pool_start(const struct fscp_opts *o, const struct sshcfg *cfg,
+    const struct pool_how *h);
+/* Wait until every job is done, the first connection has failed (then
+ * true: nothing came up to wait for), or, staged, one is up. */
+bool pool_wait(struct pool *b, bool staged);
+/* Wait until every job is done or the pool is stopped. */
+void pool_wait_all(struct pool *b);
+/* The finished channels nobody took yet, into out (room for pool_size);
+ * failed ones are said under -v and closed.  Returns how many. */
+int pool_take_done(struct pool *b, struct pool_conn *out);
+/* The next channel that comes up (blocks); false when none is left or the
+ * pool is stopped.  Called from the engine's threads. */
+bool pool_next(struct pool *b, struct pool_conn *out);
+/* No more are handed out (pool_end closes them). */
+void pool_stop(struct pool *b);
+/* Stop, join every thread, close what nobody took, free b (NULL: nothing).
+ * report: say under -v how many came up. */
+void pool_end(struct pool *b, bool report);
+/* SSM waves still to come stop at n sessions (never fewer than started):
+ * the new limit, or -1 when it did not change. */
+int pool_trim(struct pool *b, int n);
+
+/* Channels not handed out yet (0 for NULL); all jobs; connections up. */
+int pool_count(const struct pool *b);
+int pool_size(const struct pool *b);
+int pool_up(const struct pool *b);
+bool pool_speculative(const struct pool *b);
+/* The first connection's error, on one line; seconds since the start. */
+const char *pool_first_error(struct pool *b);
+double pool_age(const struct pool *b);
+
+/* Close one channel's parts: its SFTP session, its libssh reference and,
+ * with the last reference, its proxy.  True when it ended badly. */
+bool pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid);
+/* Hang up on a proxy process and wait for it (0: none). */
+void pool_reap(pid_t pid);
+/* sshconn's messages can be ssh's multi-line warnings: -v wants one line
+ * (msg is cut at its first line end). */
+const char *pool_one_line(char *msg);
+
+#endif
