@@ -133,7 +133,6 @@ struct xfer {
 	struct xfer_dirfix *dirs;
 	size_t ndirs, capdirs;
 	struct xfer_group *groups, **groups_tail;
-	atomic_uint_fast64_t bytes;
 };
 
 struct xfer_req {
@@ -924,7 +923,6 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 		piece_wrote(f, t, rq->off, put);
 	}
 	atomic_fetch_add(&f->done, rep->data_len);
-	atomic_fetch_add(&w->x->bytes, rep->data_len);
 	bwlimit_account(w->x->p.bw, rep->data_len);
 	if (probe) {
 		if (rep->data_len > 0 && !atomic_load(&f->failed))
@@ -957,7 +955,6 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 		if (st == SSH_FX_OK) {
 			piece_wrote(f, t, rq->off, rq->len);
 			atomic_fetch_add(&f->done, rq->len);
-			atomic_fetch_add(&w->x->bytes, rq->len);
 		} else {
 			xfer_file_fail(f, "write remote \"%s\": %s", f->remote, sftp_status_text(st));
 		}
@@ -1226,12 +1223,6 @@ xfer_new(const struct xfer_params *p, struct sftp_conn **conns, int nconns)
 	return x;
 }
 
-uint64_t
-xfer_bytes(const struct xfer *x)
-{
-	return atomic_load(&((struct xfer *)x)->bytes);
-}
-
 static void
 xfer_forget_files(struct xfer *x)
 {
@@ -1412,30 +1403,30 @@ struct xfer_joining {
 static void *
 xfer_join_thread(void *arg)
 {
-	struct xfer_joining *jn = arg;
-	struct xfer *x = jn->x;
+	struct xfer_joining *joining = arg;
+	struct xfer *x = joining->x;
 
-	while (jn->started < x->joiner.max) {
+	while (joining->started < x->joiner.max) {
 		struct sftp_conn *c = x->joiner.next(x->joiner.ctx);
-		struct worker *w = &jn->ws[jn->started];
+		struct worker *w = &joining->ws[joining->started];
 
 		if (c == NULL)
 			break;
 		if (xfer_drained(x))
 			continue;	/* the session closes it */
-		worker_init(w, x, c, jn->up, x->nconns + jn->started + 1);
-		if (!worker_start(w, &jn->tids[jn->started])) {
+		worker_init(w, x, c, joining->up, x->nconns + joining->started + 1);
+		if (!worker_start(w, &joining->tids[joining->started])) {
 			worker_free(w);
 			continue;
 		}
-		jn->started++;
+		joining->started++;
 	}
 	pthread_mutex_lock(&x->lock);
 	x->joiner_done = true;
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
-	for (int i = 0; i < jn->started; i++)
-		pthread_join(jn->tids[i], NULL);
+	for (int i = 0; i < joining->started; i++)
+		pthread_join(joining->tids[i], NULL);
 	return NULL;
 }
 
@@ -1476,7 +1467,7 @@ xfer_run(struct xfer *x)
 	/* The initial workers, the joiner's, and one for a reconnect. */
 	struct worker *ws = xcalloc((size_t)(x->nconns + extra + 1), sizeof(*ws));
 	pthread_t *tids = xcalloc((size_t)(x->nconns + extra + 1), sizeof(*tids));
-	struct xfer_joining jn = { .x = x, .ws = ws + x->nconns, .tids = tids + x->nconns };
+	struct xfer_joining joining = { .x = x, .ws = ws + x->nconns, .tids = tids + x->nconns };
 	int ri = x->nconns + extra;	/* the reconnect's slot */
 	struct worker *rw = &ws[ri];
 	struct xfer_joiner jr = x->joiner;
@@ -1492,7 +1483,7 @@ xfer_run(struct xfer *x)
 		up = up || x->files[i]->dir == XFER_UP;
 		xfer_queue_file(x, x->files[i]);
 	}
-	jn.up = up;
+	joining.up = up;
 	x->dead = false;
 	x->fatal[0] = '\0';
 	x->joiner_done = extra == 0;
@@ -1504,7 +1495,7 @@ xfer_run(struct xfer *x)
 		else
 			worker_free(&ws[started]);
 	}
-	if (extra > 0 && pthread_create(&joiner, NULL, xfer_join_thread, &jn) != 0) {
+	if (extra > 0 && pthread_create(&joiner, NULL, xfer_join_thread, &joining) != 0) {
 		extra = 0;
 		x->joiner_done = true;
 	}

@@ -98,7 +98,4 @@ uint64_t xfer_planned_bytes(const struct xfer *x);
 void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
     uint64_t inflight_bytes, uint64_t upload_inflight_bytes);
 
-/* Bytes moved so far (all files), for -v summaries and the benchmark. */
-uint64_t xfer_bytes(const struct xfer *x);
-
 #endif

@@ -178,7 +178,7 @@ sftp_buf_get_attrs(struct sftp_buf *b, struct sftp_attrs *a)
 	}
 }
 
-size_t
+static size_t
 sftp_msg_begin(struct sftp_buf *b, uint8_t type, uint32_t id)
 {
 	size_t start = b->len;

@@ -78,8 +78,8 @@ uint64_t sftp_buf_get_u64(struct sftp_buf *b);
 const uint8_t *sftp_buf_get_string(struct sftp_buf *b, uint32_t *len);
 void sftp_buf_get_attrs(struct sftp_buf *b, struct sftp_attrs *a);
 
-/* Packet framing: begin writes a length placeholder, end fills it in. */
-size_t sftp_msg_begin(struct sftp_buf *b, uint8_t type, uint32_t id);
+/* Packet framing: a packet begun by a writer below (which puts a length
+ * placeholder first) gets its length filled in by end. */
 void sftp_msg_end(struct sftp_buf *b, size_t start);
 
 /* Request encoders: append one complete packet to b. */

@@ -122,10 +122,4 @@ struct proxycmd_hop {
 int proxycmd_jump_parse(const char *spec, struct proxycmd_hop **hops);
 void proxycmd_hops_free(struct proxycmd_hop *hops, int n);
 
-/* The older spelling of a jump: "ProxyCommand ssh [opts] -W %h:%p [user@]host"
- * (possibly behind exec/env/sh -c).  Returns the jump host's destination
- * as one hop (port from -p, user from -l or user@), or false.  The caller
- * treats it like proxycmd_jump_parse's hops[0]. */
-bool proxycmd_ssh_w_hop(const char *proxycommand, struct proxycmd_hop *hop);
-
 #endif

@@ -92,8 +92,9 @@ enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **o
     char *err, size_t errlen);
 
 /* A new "sftp" subsystem channel as a byte stream.  Its read serves from an
- * internal buffer of read_buf bytes so the channel window grows (see
- * DESIGN.md); read returns as soon as at least one byte is there.  close sends
+ * internal buffer of read_buf bytes, so that libssh keeps the channel
+ * window open (its window only grows as the application reads); read
+ * returns as soon as at least one byte is there.  close sends
  * EOF, waits for the server's exit status, closes and frees the channel;
  * it returns 0 when the exit status was 0 (or none was sent). */
 enum sshconn_err sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out,

@@ -163,7 +163,9 @@ ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port
 	strv_push(argv, cmd);
 }
 
-void
+/* The full ssh argv scp would use for an SFTP session to host.
+ * user NULL / port < 0 when not given. */
+static void
 sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
     const char *user, int port, struct strv *argv)
 {

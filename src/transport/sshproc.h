@@ -12,10 +12,6 @@
 #include "policy/options.h"
 #include "transport/stream.h"
 
-/* The full ssh argv scp would use for an SFTP session to host.
- * user NULL / port < 0 when not given. */
-void sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
-    const char *user, int port, struct strv *argv);
 /* Spawn ssh (or -S program) for SFTP; 0, or -1 when it cannot be run. */
 int sshproc_sftp(const struct fscp_opts *o, const char *host, const char *user,
     int port, struct fscp_stream *out);

@@ -389,42 +389,6 @@ START_TEST(jump_parse)
 }
 END_TEST
 
-static const struct {
-	const char *cmd;
-	const char *user, *host;
-	int port;
-} sshw_rows[] = {
-	{ "ssh -W %h:%p bastion", NULL, "bastion", -1 },
-	{ "ssh -q -W %h:%p bob@bastion", "bob", "bastion", -1 },
-	{ "/usr/bin/ssh -l carol -p 2222 -W [%h]:%p -o BatchMode=yes jump.example",
-	  "carol", "jump.example", 2222 },
-	{ "exec ssh -qW%h:%p -p22 bastion", NULL, "bastion", 22 },
-	{ "sh -c 'ssh -W %h:%p ssm-bastion'", NULL, "ssm-bastion", -1 },
-	{ "ssh bastion nc %h %p", NULL, NULL, 0 },
-	{ "nc %h %p", NULL, NULL, 0 },
-	{ "ssh -W %h:%p", NULL, NULL, 0 },
-	{ "", NULL, NULL, 0 },
-};
-
-START_TEST(ssh_w)
-{
-	struct proxycmd_hop h;
-	bool r = proxycmd_ssh_w_hop(sshw_rows[_i].cmd, &h);
-
-	ck_assert_msg(r == (sshw_rows[_i].host != NULL), "%s", sshw_rows[_i].cmd);
-	if (r) {
-		check_opt_str(h.user, sshw_rows[_i].user);
-		ck_assert_str_eq(h.host, sshw_rows[_i].host);
-		ck_assert_int_eq(h.port, sshw_rows[_i].port);
-	} else {
-		ck_assert_ptr_null(h.host);
-		ck_assert_ptr_null(h.user);
-	}
-	free(h.user);
-	free(h.host);
-}
-END_TEST
-
 static Suite *
 proxycmd_suite(void)
 {
@@ -452,7 +416,6 @@ proxycmd_suite(void)
 	    (int)(sizeof(ssm_table) / sizeof(ssm_table[0])));
 	tcase_add_test(tm, ssm_null);
 	tcase_add_test(tm, jump_parse);
-	tcase_add_loop_test(tm, ssh_w, 0, (int)(sizeof(sshw_rows) / sizeof(sshw_rows[0])));
 	suite_add_tcase(s, tm);
 	return s;
 }
