@@ -367,6 +367,17 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 			out->grow = true;
 			return;
 		}
+		/* Near, a second connection through a jump host adds only the
+		 * jump's second layer of encryption on the same cores: 256 MiB
+		 * downloaded through a near ProxyJump took 1.20 s proxied and
+		 * 1.16 s on ssh's own connection (scp: 1.21 s). */
+		if (!forced && near_rtt(in) && cfg->proxyjump != NULL &&
+		    cfg->proxycommand == NULL) {
+			snprintf(why, sizeof(why), "%s and no ControlMaster is live; the server "
+			    "answers within %.0f ms", what, ROUTE_NEAR_MS);
+			standard(out, why);
+			return;
+		}
 		if (!forced && in->bytes <
 		    (near_rtt(in) ? ROUTE_BIG_BYTES : ROUTE_PROXIED_MIN_BYTES)) {
 			snprintf(why, sizeof(why), "%s and no ControlMaster is live; %s to move",

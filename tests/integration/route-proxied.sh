@@ -59,6 +59,19 @@ route_check "$name" "it listed over ssh first" \
 route_check "$name" "it decided after listing (stayed near, proxied farther)" \
 	grep -qE "route stays standard: .*9.0 MiB to move|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
 
+# Through a near jump host a second connection adds only the jump's second
+# layer of encryption: whatever the size, a download measured near stays on
+# ssh's connection; one measured slower takes the proxied route.
+name="download via ProxyJump decided after listing"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p bastion-pj:src/big.bin dst/
+route_check "$name" "it stayed on ssh's for a near jump (or went proxied, measured far)" \
+	grep -qE "route stays standard: ProxyJump .*the server answers within 2 ms|route proxied: .*\(after listing\)" "$ROUTE_ERR_fscp"
+if grep -q "route stays standard" "$ROUTE_ERR_fscp"; then
+	# (the connection opened beside the listing, in case it paid, is cut)
+	route_check "$name" "staying standard, no second connection joined the copy" \
+		eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp"'
+fi
+
 # Forced: the download grows onto the proxied route after listing.
 name="forced download via ProxyJump"
 export FSCP_ROUTE=bypass

@@ -238,6 +238,9 @@ START_TEST(decide_after_listing)
 		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
 		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
+		/* a near jump host: a second connection through it does not pay */
+		{ &cfg_jump, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_jump, NO, 8 * MiB, 50, ROUTE_PROXIED },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
