@@ -613,16 +613,16 @@ pool_stop(struct pool *b)
 }
 
 int
-pool_count(const struct pool *b)
+pool_count(struct pool *b)
 {
 	int n = 0;
 
 	if (b == NULL)
 		return 0;
-	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	pthread_mutex_lock(&b->lock);
 	for (int i = 0; i < b->n; i++)
 		n += !b->jobs[i].taken;
-	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	pthread_mutex_unlock(&b->lock);
 	return n;
 }
 

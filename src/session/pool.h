@@ -59,7 +59,7 @@ void pool_end(struct pool *b, bool report);
 int pool_trim(struct pool *b, int n);
 
 /* Channels not handed out yet (0 for NULL); all jobs; connections up. */
-int pool_count(const struct pool *b);
+int pool_count(struct pool *b);
 int pool_size(const struct pool *b);
 int pool_up(const struct pool *b);
 bool pool_speculative(const struct pool *b);
