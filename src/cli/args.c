@@ -6,8 +6,8 @@
  */
 #include "config.h"
 #include "cli/args.h"
-#include "util/number.h"
 #include "util/log.h"
+#include "util/number.h"
 #include "policy/route.h"
 
 #include <errno.h>

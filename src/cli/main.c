@@ -12,20 +12,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/args.h"
+#include "util/log.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
+#include "policy/operand.h"
+#include "transport/sshproc.h"
+#include "session/session.h"
 #include "engine/bwlimit.h"
 #include "engine/crossload.h"
-#include "util/log.h"
-#include "policy/operand.h"
 #include "engine/plan.h"
 #include "engine/progress.h"
-#include "scp/scp_legacy.h"
-#include "session/session.h"
-#include "transport/sshproc.h"
-#include "util/strv.h"
-#include "cli/version.h"
 #include "engine/xfer.h"
-#include "util/xmalloc.h"
+#include "scp/scp_legacy.h"
+#include "cli/args.h"
+#include "cli/version.h"
 
 struct run {
 	struct fscp_opts *o;

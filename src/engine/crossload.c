@@ -1,14 +1,14 @@
 #include "config.h"
 #include "engine/crossload.h"
-#include "engine/bwlimit.h"
 #include "util/log.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
 #include "policy/operand.h"
+#include "sftp/sftp.h"
+#include "engine/bwlimit.h"
 #include "engine/plan.h"
 #include "engine/progress.h"
-#include "sftp/sftp.h"
-#include "util/strv.h"
 #include "engine/xfer.h"
-#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>

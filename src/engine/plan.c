@@ -2,11 +2,11 @@
 #include "config.h"
 #include "engine/plan.h"
 #include "util/log.h"
+#include "util/strv.h"
+#include "util/xmalloc.h"
 #include "policy/operand.h"
 #include "sftp/sftp.h"
-#include "util/strv.h"
 #include "engine/xfer.h"
-#include "util/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

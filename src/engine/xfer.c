@@ -1,11 +1,11 @@
 #include "config.h"
 #include "engine/xfer.h"
-#include "engine/bwlimit.h"
 #include "util/log.h"
-#include "policy/operand.h"
-#include "engine/progress.h"
-#include "sftp/sftp.h"
 #include "util/xmalloc.h"
+#include "policy/operand.h"
+#include "sftp/sftp.h"
+#include "engine/bwlimit.h"
+#include "engine/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>

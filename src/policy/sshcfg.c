@@ -1,9 +1,9 @@
 /* sshcfg: read `ssh -G` output; run `ssh -G` without a shell. */
 #include "config.h"
 #include "policy/sshcfg.h"
-#include "policy/options.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
+#include "policy/options.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/strv.h"
 #include "policy/operand.h"
+#include "transport/sshproc.h"
+#include "session/session.h"
 #include "scp/scp_proto.h"
 #include "scp/scp_sink.h"
 #include "scp/scp_source.h"
-#include "session/session.h"
-#include "transport/sshproc.h"
-#include "util/strv.h"
 
 void
 scp_legacy_init(struct scp_legacy *l, const struct fscp_opts *o, struct progress *pm,

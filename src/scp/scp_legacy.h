@@ -17,8 +17,8 @@
 #include <stdbool.h>
 
 #include "policy/options.h"
-#include "scp/scp_wire.h"
 #include "transport/stream.h"
+#include "scp/scp_wire.h"
 
 struct bwlimit;
 struct progress;

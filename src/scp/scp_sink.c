@@ -11,10 +11,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "util/xmalloc.h"
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
 #include "scp/scp_proto.h"
-#include "util/xmalloc.h"
 
 /* scp's data blocks: the file's st_blksize rounded up to COPY_BUFLEN. */
 #define SINK_BLOCK_MIN (16u * 1024)

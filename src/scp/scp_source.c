@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/xmalloc.h"
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
 #include "scp/scp_proto.h"
-#include "util/xmalloc.h"
 
 /* scp reads and writes its data in blocks of this size (COPY_BUFLEN). */
 #define SOURCE_BLOCK (16u * 1024)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "engine/progress.h"
 #include "util/xmalloc.h"
+#include "engine/progress.h"
 
 void
 scp_wire_init(struct scp_wire *w, struct fscp_stream *st, const struct scp_wire_opts *o)

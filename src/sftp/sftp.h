@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sftp/sftp_msg.h"
 #include "transport/stream.h"
+#include "sftp/sftp_msg.h"
 
 struct sftp_conn {
 	struct fscp_stream stream;

@@ -2,9 +2,9 @@
 #include "config.h"
 #include "transport/proxycmd.h"
 #include "util/proc.h"
-#include "policy/sshcfg.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
+#include "policy/sshcfg.h"
 
 #include <ctype.h>
 #include <errno.h>

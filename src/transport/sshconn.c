@@ -23,10 +23,10 @@
 #include <libssh/server.h>	/* ssh_send_keepalive, a client call too */
 
 #include "util/clock.h"
-#include "transport/hostkey.h"
 #include "util/log.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
+#include "transport/hostkey.h"
 
 /* Seconds a closing channel waits for the server's exit status. */
 #define SSHCONN_CLOSE_TIMEOUT 3

@@ -3,8 +3,8 @@
  * goes through the operand parser as main() would hand it on. */
 #include "config.h"
 #include "fuzz.h"
-#include "cli/args.h"
 #include "policy/operand.h"
+#include "cli/args.h"
 
 #define FUZZ_MAX_WORDS 64
 

@@ -3,8 +3,8 @@
  * the result. */
 #include "config.h"
 #include "fuzz.h"
-#include "transport/proxycmd.h"
 #include "policy/sshcfg.h"
+#include "transport/proxycmd.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
 #include "util/log.h"
+#include "util/strv.h"
 #include "policy/sshcfg.h"
 #include "transport/sshconn.h"
-#include "util/strv.h"
+#include "cli/args.h"
 
 int
 main(int argc, char **argv)

@@ -29,10 +29,10 @@
 #include <sys/socket.h>
 
 #include "util/log.h"
-#include "policy/sshcfg.h"
-#include "transport/sshconn.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
+#include "policy/sshcfg.h"
+#include "transport/sshconn.h"
 
 static double
 now_s(void)

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "../check_main.h"
-#include "transport/proxycmd.h"
+#include "util/xmalloc.h"
 #include "policy/route.h"
 #include "policy/sshcfg.h"
-#include "util/xmalloc.h"
+#include "transport/proxycmd.h"
 
 #define KiB 1024LL
 #define MiB (1024LL * 1024)

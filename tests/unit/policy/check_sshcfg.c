@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "../check_main.h"
-#include "cli/args.h"
-#include "transport/proxycmd.h"
-#include "policy/sshcfg.h"
 #include "util/xmalloc.h"
+#include "policy/sshcfg.h"
+#include "transport/proxycmd.h"
+#include "cli/args.h"
 
 /* Trimmed real output of OpenSSH 9.2 `ssh -G` (Debian 12). */
 static const char *plain_g =

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../check_main.h"
-#include "transport/proxycmd.h"
 #include "policy/sshcfg.h"
+#include "transport/proxycmd.h"
 
 static const struct proxycmd_tokens tok = {
 	.host = "real.example",
