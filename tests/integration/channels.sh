@@ -127,23 +127,10 @@ check "$name" "download exit $src_rc as scp (got $rc)" test "$rc" = "$src_rc"
 check "$name" "download tree as scp's" same_tree t-scp t-fscp
 
 # One connection's sshd process dies: all of its channels go at once.
-# The first sshd child that is not there before fscp starts (one of an
-# earlier case's connections may still be closing): one of this copy's.
-kill_new_sshd_after() {	# seconds; in the background, $bg
-	local old
-	old=$(pgrep -P "$SSHD_PID" | tr '\n' ' ')
-	(
-		sleep "$1"
-		for p in $(pgrep -P "$SSHD_PID"); do
-			case " $old " in *" $p "*) continue ;; esac
-			kill "$p" 2>/dev/null && break
-		done
-	) &
-	bg=$!
-}
 name="one connection (and its channels) killed mid-upload"
 rm -f "$H/k.bin"
-kill_new_sshd_after 2
+fscp_sshd_kill_new_session 2 &
+bg=$!
 run "$FSCP" -vv -l 40000 src.bin far:k.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
@@ -155,7 +142,8 @@ grep -qE "connection [0-9]+( of [0-9]+)?(: SFTP channel [0-9]+)? failed" "$W/err
 
 name="one connection (and its channels) killed mid-download"
 rm -f k.bin
-kill_new_sshd_after 2
+fscp_sshd_kill_new_session 2 &
+bg=$!
 run "$FSCP" -vv -l 40000 far:up.bin k.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0

@@ -44,7 +44,8 @@ LIMIT=80000
 
 # The sshd processes serving one connection each (its listener's children).
 sessions() { pgrep -P "$SSHD_PID"; }
-kill_one_session() { sleep "$1"; kill "$(sessions | head -1)" 2>/dev/null; }
+# One of this copy's, not an earlier case's still closing (tests/lib/sshd.sh).
+kill_one_session() { fscp_sshd_kill_new_session "$1"; }
 kill_sessions() { sleep "$1"; for p in $(sessions); do kill "$p" 2>/dev/null; done; }
 # Run PROG ARGS... in its own session with a time bound, stderr to $W/err,
 # its exit status in $rc; afterwards nothing it started may be left.

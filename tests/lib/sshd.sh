@@ -4,6 +4,9 @@
 #   fscp_sshd_start DIR   start it; DIR is a fresh directory made by the caller
 #   fscp_sshd_stop        stop it and every process it started
 #   FSCP_SSHD_EXTRA       sshd_config lines that come first (e.g. "MaxSessions 1")
+#   fscp_sshd_kill_new_session SECONDS   (run it in the background) after
+#                         SECONDS, kill one connection's sshd that was not
+#                         there when it was called
 #
 # After fscp_sshd_start these are exported:
 #   SSHD_DIR    DIR
@@ -204,6 +207,20 @@ EOF
 		return 1
 	fi
 	return 0
+}
+
+# The per-connection sshd processes are the listener's children.  One that
+# was there at the call may belong to an earlier copy still closing: the
+# first new one is a connection of the copy started after the call.
+fscp_sshd_kill_new_session() {	# seconds
+	local old p
+	old=" $(pgrep -P "$SSHD_PID" | tr '\n' ' ') "
+	sleep "$1"
+	for p in $(pgrep -P "$SSHD_PID"); do
+		case $old in *" $p "*) continue ;; esac
+		kill "$p" 2>/dev/null && return 0
+	done
+	return 1
 }
 
 fscp_sshd_stop() {
