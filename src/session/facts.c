@@ -241,7 +241,6 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 	char *direct = NULL;
 
 	memset(f, 0, sizeof(*f));
-	why[0] = '\0';
 
 	in.force = (enum route_force)o->route_force;
 	in.connections_wanted = want > 0 ? want : o->connections;

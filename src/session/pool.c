@@ -677,6 +677,16 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	return b;
 }
 
+/* Under b->lock: every job is over. */
+static bool
+pool_all_done(const struct pool *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!b->jobs[i].done)
+			return false;
+	return true;
+}
+
 bool
 pool_wait(struct pool *b, bool staged)
 {
@@ -684,12 +694,8 @@ pool_wait(struct pool *b, bool staged)
 
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
-		bool all = true;
-
 		first_failed = b->jobs[0].done && b->jobs[0].rc != SSHCONN_OK;
-		for (int i = 0; i < b->n; i++)
-			all = all && b->jobs[i].done;
-		if (all || first_failed || (staged && b->ok > 0))
+		if (pool_all_done(b) || first_failed || (staged && b->ok > 0))
 			break;
 		pthread_cond_wait(&b->cond, &b->lock);
 	}
@@ -701,15 +707,8 @@ void
 pool_wait_all(struct pool *b)
 {
 	pthread_mutex_lock(&b->lock);
-	for (;;) {
-		bool all = true;
-
-		for (int i = 0; i < b->n; i++)
-			all = all && b->jobs[i].done;
-		if (all || b->stop)
-			break;
+	while (!pool_all_done(b) && !b->stop)
 		pthread_cond_wait(&b->cond, &b->lock);
-	}
 	pthread_mutex_unlock(&b->lock);
 }
 
