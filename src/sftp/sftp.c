@@ -39,25 +39,29 @@ sftp_flush(struct sftp_conn *c)
 	return 0;
 }
 
-/* Make sure in holds n bytes from in_pkt on, reading more as needed. */
+/* Make sure in holds n bytes from in_pkt on, reading more as needed.  The
+ * buffer stays near twice the largest message: what is left of consumed
+ * messages moves to the front before the buffer grows (a download keeps
+ * one such buffer per channel, and 24 channels of 1 MiB were a third of
+ * a far download's peak memory). */
 static int
 sftp_fill(struct sftp_conn *c, size_t n)
 {
 	while (c->in.len - c->in_pkt < n) {
-		size_t want = SFTP_READ_CHUNK;
+		size_t avail = c->in.len - c->in_pkt, need = n - avail, want;
 		ssize_t got;
 		uint8_t *p;
 
-		/* Drop consumed packets before growing. */
-		if (c->in_pkt > 0 && c->in_pkt == c->in.len) {
-			c->in.len = c->in_pkt = 0;
-		} else if (c->in_pkt > c->in.cap / 2) {
-			memmove(c->in.data, c->in.data + c->in_pkt, c->in.len - c->in_pkt);
-			c->in.len -= c->in_pkt;
+		if (c->in_pkt > 0 && (avail == 0 || c->in.cap - c->in.len < need ||
+		    c->in.cap - c->in.len < SFTP_READ_CHUNK / 4)) {
+			memmove(c->in.data, c->in.data + c->in_pkt, avail);
+			c->in.len = avail;
 			c->in_pkt = 0;
 		}
-		if (want < n)
-			want = n;
+		/* Whatever room there is, at least what the message lacks. */
+		want = c->in.cap - c->in.len;
+		if (want < need)
+			want = c->in.cap ? need : SFTP_READ_CHUNK;
 		p = sftp_buf_reserve(&c->in, want);
 		got = c->stream.ops->read(c->stream.ctx, p, want);
 		c->in.len -= want - (got > 0 ? (size_t)got : 0);

@@ -1,0 +1,166 @@
+/* Unit tests for sftp's reading of replies: a scripted stream hands out
+ * VERSION and then DATA replies of every size up to the largest message,
+ * in reads of random lengths (as a channel does: whatever has come, at
+ * most what was asked).  Every reply must come out whole and in order,
+ * and the input buffer must stay near twice the largest message however
+ * the reads fall (one buffer per SFTP channel, up to 24 channels in a far
+ * download). */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check_main.h"
+#include "sftp/sftp.h"
+
+struct script {
+	uint8_t *d;
+	size_t len, off;
+	unsigned seed;
+	bool full;	/* every read as long as asked */
+};
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static ssize_t
+script_read(void *ctx, void *buf, size_t n)
+{
+	struct script *s = ctx;
+	size_t m = s->len - s->off;
+
+	if (m == 0)
+		return 0;
+	if (m > n)
+		m = n;
+	if (!s->full)
+		m = 1 + (size_t)rand_r(&s->seed) % m;
+	memcpy(buf, s->d + s->off, m);
+	s->off += m;
+	return (ssize_t)m;
+}
+
+static ssize_t
+script_write(void *ctx, const void *buf, size_t n)
+{
+	(void)ctx;
+	(void)buf;
+	return (ssize_t)n;
+}
+
+static int
+script_close(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static const struct fscp_stream_ops script_ops = {
+	.read = script_read,
+	.write = script_write,
+	.close = script_close,
+};
+
+#define NREPLIES 200
+
+/* VERSION 3 without extensions, then NREPLIES DATA replies whose payload
+ * byte k of reply i is (i + k) & 0xff. */
+static void
+script_build(struct script *s, unsigned seed)
+{
+	size_t cap = 9 + (size_t)NREPLIES * SFTP_MAX_MSG_LENGTH;
+
+	s->d = malloc(cap);
+	ck_assert_ptr_nonnull(s->d);
+	put32(s->d, 5);
+	s->d[4] = 2;	/* SSH_FXP_VERSION */
+	put32(s->d + 5, 3);
+	s->len = 9;
+	for (uint32_t i = 0; i < NREPLIES; i++) {
+		/* Sizes from 0 to the largest DATA a message holds. */
+		uint32_t dlen = i == 0 ? SFTP_MAX_MSG_LENGTH - 13 :
+		    (uint32_t)rand_r(&seed) % (SFTP_MAX_MSG_LENGTH - 12);
+		uint8_t *p = s->d + s->len;
+
+		put32(p, 9 + dlen);
+		p[4] = 103;	/* SSH_FXP_DATA */
+		put32(p + 5, i + 1);
+		put32(p + 9, dlen);
+		for (uint32_t k = 0; k < dlen; k++)
+			p[13 + k] = (uint8_t)(i + k);
+		s->len += 13 + (size_t)dlen;
+	}
+	s->off = 0;
+	s->seed = seed;
+}
+
+static void
+replies_whole(bool full, unsigned seed)
+{
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	struct sftp_conn *c;
+	char err[128];
+	size_t most = 0;
+
+	memset(&s, 0, sizeof(s));
+	script_build(&s, seed);
+	s.full = full;
+	c = sftp_open(st, 0, err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	for (uint32_t i = 0; i < NREPLIES; i++) {
+		struct sftp_reply r;
+
+		ck_assert_int_eq(sftp_recv(c, &r), 0);
+		ck_assert_uint_eq(r.type, 103);
+		ck_assert_uint_eq(r.id, i + 1);
+		for (uint32_t k = 0; k < r.data_len; k++)
+			if (r.data[k] != (uint8_t)(i + k))
+				ck_abort_msg("reply %u byte %u is %u", i, k, r.data[k]);
+		if (c->in.cap > most)
+			most = c->in.cap;
+	}
+	ck_assert_uint_eq(s.off, s.len);
+	ck_assert_uint_le(most, 2 * SFTP_MAX_MSG_LENGTH);
+	sftp_close(c);
+	free(s.d);
+}
+
+START_TEST(test_short_reads)
+{
+	replies_whole(false, 1000u + (unsigned)_i);
+}
+END_TEST
+
+START_TEST(test_full_reads)
+{
+	replies_whole(true, 2000u + (unsigned)_i);
+}
+END_TEST
+
+static Suite *
+sftp_suite(void)
+{
+	Suite *s = suite_create("sftp");
+	TCase *tc = tcase_create("recv");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_short_reads, 0, 4);
+	tcase_add_loop_test(tc, test_full_reads, 0, 4);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(sftp_suite());
+}
