@@ -39,6 +39,16 @@ struct run {
 	bool single;		/* only remote sources: the target needs one connection */
 };
 
+/* How the route's tuning drives the engine: piece sizes, bytes in flight. */
+static void
+run_tuning(const struct route_tuning *t, struct xfer_params *xp)
+{
+	xp->chunk_size = t->chunk;
+	xp->chunk_max = t->chunk_max;
+	xp->inflight_bytes = t->read_inflight;
+	xp->upload_inflight_bytes = t->write_inflight;
+}
+
 static void
 run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
@@ -56,9 +66,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	conns = session_conns(r->s, &n);
 	xp.preserve = r->o->preserve;
 	xp.nrequests = r->o->sftp_nrequests;
-	xp.chunk_size = t->chunk;
-	xp.inflight_bytes = t->read_inflight;
-	xp.upload_inflight_bytes = t->write_inflight;
+	run_tuning(t, &xp);
 	xp.bw = r->bw;
 	xp.progress = r->pm;
 	r->x = xfer_new(&xp, conns, n);
@@ -70,11 +78,12 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 static void
 run_set_conns(struct run *r)
 {
-	const struct route_tuning *t = session_tuning(r->s);
+	struct xfer_params xp;
 	int n;
 	struct sftp_conn **conns = session_conns(r->s, &n);
 
-	xfer_set_conns(r->x, conns, n, t->chunk, t->read_inflight, t->write_inflight);
+	run_tuning(session_tuning(r->s), &xp);
+	xfer_set_conns(r->x, conns, n, &xp);
 }
 
 /* The session's connections still coming up, for the engine, and one

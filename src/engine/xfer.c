@@ -244,6 +244,8 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 
 		if (chunk < even)
 			chunk = even;
+		if (x->p.chunk_max > 0 && chunk > x->p.chunk_max)
+			chunk = x->p.chunk_max;
 		n = (size_t)((size + chunk - 1) / chunk);
 	} else {
 		chunk = size;
@@ -1313,14 +1315,15 @@ xfer_planned_bytes(const struct xfer *x)
 }
 
 void
-xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
-    uint64_t inflight_bytes, uint64_t upload_inflight_bytes)
+xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns,
+    const struct xfer_params *p)
 {
 	x->conns = conns;
 	x->nconns = nconns;
-	x->p.chunk_size = chunk_size;
-	x->p.inflight_bytes = inflight_bytes;
-	x->p.upload_inflight_bytes = upload_inflight_bytes;
+	x->p.chunk_size = p->chunk_size;
+	x->p.chunk_max = p->chunk_max;
+	x->p.inflight_bytes = p->inflight_bytes;
+	x->p.upload_inflight_bytes = p->upload_inflight_bytes;
 }
 
 void

@@ -23,6 +23,8 @@ struct xfer_params {
 	bool preserve;		/* -p */
 	unsigned nrequests;	/* requests in flight per connection; 0 = default */
 	uint64_t chunk_size;	/* smallest piece of a file split across connections; 0 = never split */
+	uint64_t chunk_max;	/* largest piece; 0: a file is cut into pieces enough for
+				   every connection to take a few */
 	uint64_t inflight_bytes;	/* READ bytes in flight per connection; 0 = default */
 	uint64_t upload_inflight_bytes;	/* WRITE bytes in flight per connection; 0 = default */
 	struct bwlimit *bw;	/* -l, or NULL */
@@ -94,8 +96,9 @@ void xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j);
 const char *xfer_fatal(const struct xfer *x);
 /* Bytes of the files planned and not yet run. */
 uint64_t xfer_planned_bytes(const struct xfer *x);
-/* Use these connections from the next run on (a route that grew). */
-void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns, uint64_t chunk_size,
-    uint64_t inflight_bytes, uint64_t upload_inflight_bytes);
+/* Use these connections from the next run on (a route that grew), with
+ * p's piece sizes and bytes in flight (its other fields are ignored). */
+void xfer_set_conns(struct xfer *x, struct sftp_conn **conns, int nconns,
+    const struct xfer_params *p);
 
 #endif

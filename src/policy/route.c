@@ -228,11 +228,12 @@ route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
 
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
+	t->chunk_max = 0;
 	t->read_inflight = route_inflight_bytes(rtt_ms, false);
 	t->write_inflight = route_inflight_bytes(rtt_ms, true);
 	switch (kind) {
 	case ROUTE_SSM_PARALLEL:
-		t->chunk = ROUTE_CHUNK_SSM;
+		t->chunk = t->chunk_max = ROUTE_CHUNK_SSM;
 		t->read_inflight = t->write_inflight = ROUTE_SSM_INFLIGHT;
 		return;
 	case ROUTE_STANDARD:

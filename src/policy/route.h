@@ -108,12 +108,13 @@ struct route_tuning {
 	int channels;			/* SFTP channels per connection */
 	uint64_t read_inflight;		/* READ bytes in flight per channel */
 	uint64_t write_inflight;	/* WRITE bytes in flight per channel */
-	uint64_t chunk;			/* how big files are cut across channels */
+	uint64_t chunk;			/* smallest piece a file is cut into across channels */
+	uint64_t chunk_max;		/* largest piece; 0: pieces grow with the file */
 };
 /* scp's own pipeline: 64 requests of 32 KiB (sftp-client.c defaults). */
 #define ROUTE_SCP_INFLIGHT	(64ull * 32768)
 #define ROUTE_CHUNK_FAST	(4ull << 20)
-#define ROUTE_CHUNK_SSM		(256ull << 10)
+#define ROUTE_CHUNK_SSM		(128ull << 10)
 #define ROUTE_SSM_INFLIGHT	(512ull << 10)
 void route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t);
 

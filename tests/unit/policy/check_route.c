@@ -466,13 +466,16 @@ START_TEST(tuning_model)
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_FAST);
+	ck_assert_uint_eq(t.chunk_max, 0);
 	route_tuning(ROUTE_PROXIED, 0.1, &t);
 	ck_assert_int_eq(t.channels, 1);
-	/* SSM: the session's own budget and small pieces. */
+	/* SSM: the session's own budget and small pieces, however big the
+	 * file: a session that comes up late still finds work. */
 	route_tuning(ROUTE_SSM_PARALLEL, 50, &t);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_SSM);
+	ck_assert_uint_eq(t.chunk_max, ROUTE_CHUNK_SSM);
 	ck_assert_int_eq(route_near_connections(0.1, 2), 1);
 	ck_assert_int_eq(route_near_connections(0.1, 8), 4);
 	ck_assert_int_eq(route_near_connections(2.0, 8), 0);
