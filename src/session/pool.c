@@ -81,6 +81,8 @@ struct pool {
 	int chans;		/* channels up so far */
 	bool probe;		/* the first connection says how many more start */
 	bool spec;		/* opened before the listing, in case it pays */
+	bool never_add;		/* began speculative: new host keys are ssh's to add */
+	double delay_s;		/* the first connection waits this long after t0 */
 	int wave;		/* > 0: connections started together, ... */
 	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
 	pthread_t pacer;	/* starts the later waves; 0: none */
@@ -334,9 +336,18 @@ pool_connect_one(void *arg)
 	p.on_socket = pool_job_socket;
 	p.cb_arg = j;
 	/* A speculative connection leaves adding a new host key to ssh's. */
-	p.never_add = j->pool->spec;
+	p.never_add = j->pool->never_add;
 	if (first)
 		p.on_first_byte = pool_first_byte;
+	if (j == j->pool->jobs && j->pool->delay_s > 0 &&
+	    !pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
+		j->rc = SSHCONN_ERR_CONNECT;
+		snprintf(j->err, sizeof(j->err), "not needed after all");
+		goto out;
+	}
+	if (j == j->pool->jobs && j->pool->delay_s > 0)
+		log_debug(1, "no route yet after %.0f ms: the bypass connections start",
+		    j->pool->delay_s * 1e3);
 	for (int attempt = 0;; attempt++) {
 		if (j->proxy != NULL) {
 			pid_t pid = 0;
@@ -648,7 +659,8 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 			.abort_fd = -1 };
 	/* Probing: the first connection starts the others (pool_expand). */
 	b->probe = h->probe && n > 1;
-	b->spec = h->spec;
+	b->spec = b->never_add = h->spec;
+	b->delay_s = h->delay_s;
 	b->limit = n;
 	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
 	b->wave_s = h->wave_s;
@@ -745,6 +757,20 @@ bool
 pool_speculative(const struct pool *b)
 {
 	return b != NULL && b->spec;
+}
+
+int
+pool_adopt(struct pool *b, int want)
+{
+	int conns;
+
+	pthread_mutex_lock(&b->lock);
+	b->spec = false;
+	if (b->probe && !b->expanded)
+		pool_expand(b, want);
+	conns = b->probe ? b->started : b->n / b->per;
+	pthread_mutex_unlock(&b->lock);
+	return conns;
 }
 
 const char *

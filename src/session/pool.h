@@ -23,6 +23,8 @@ struct pool_how {
 	int per;		/* SFTP channels each, at most */
 	bool probe;		/* the first says how many more start */
 	bool spec;		/* speculative: nobody waits for it yet */
+	double delay_s;		/* > 0: the first connects this late, unless
+				   the pool is stopped before */
 	int wave;		/* > 0: start this many at a time ... */
 	double wave_s;		/* ... one wave every wave_s seconds */
 };
@@ -63,6 +65,10 @@ int pool_count(struct pool *b);
 int pool_size(const struct pool *b);
 int pool_up(const struct pool *b);
 bool pool_speculative(const struct pool *b);
+/* A speculative pool is wanted after all: a probing one whose first
+ * connection has not yet said how many start starts up to want now.
+ * Returns the connections it stands for (up, coming or failed). */
+int pool_adopt(struct pool *b, int want);
 /* The first connection's error, on one line; seconds since the start. */
 const char *pool_first_error(struct pool *b);
 double pool_age(const struct pool *b);

@@ -185,6 +185,32 @@ check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin n.bin
 check "$name" "one line added to known_hosts ($(wc -l <"$W/kh-new"))" test "$(wc -l <"$W/kh-new")" = 1
 
+# An upload through a far master: its SFTP takes four round trips to open
+# (and to measure the round trip that decides); fresh connections start
+# meanwhile rather than after it.  The master has a config of its own, so
+# that run() does not wait for it.
+name="far master upload: fresh connections start while its SFTP opens"
+{ printf 'Host far\n\tControlMaster no\n\tControlPath %s/cm-%%C\n' "$W"; cat "$CFG"; } >"$W/cfg-cm"
+cp "$W/cfg-cm" "$W/master.cfg"
+if ssh -F "$W/master.cfg" -o ControlMaster=yes -fN far </dev/null; then
+	CFG_SAVE=$CFG CFG=$W/cfg-cm
+	rm -f "$H/cm-scp.bin" "$H/cm-fscp.bin"
+	run "$SCP" src.bin far:cm-scp.bin
+	src_rc=$rc
+	run "$FSCP" -vv src.bin far:cm-fscp.bin
+	CFG=$CFG_SAVE
+	check "$name" "exit $src_rc as scp (got $rc)" test "$rc" = "$src_rc"
+	check "$name" "destination identical, as scp's" cmp -s "$H/cm-scp.bin" "$H/cm-fscp.bin"
+	check "$name" "destination identical" cmp -s src.bin "$H/cm-fscp.bin"
+	check "$name" "-vv: they started before the route was known" \
+		grep -q "no route yet after .* ms: the bypass connections start" "$W/err"
+	check "$name" "-v: the route is fresh" grep -q "route fresh: ControlMaster socket" "$W/err"
+	check "$name" "-v: they came up" grep -q "connections ready in" "$W/err"
+	ssh -F "$W/master.cfg" -O exit far 2>/dev/null
+else
+	bad "$name: the ControlMaster did not start"
+fi
+
 stop_all
 
 # A server that allows one session per connection refuses the others.
