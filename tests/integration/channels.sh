@@ -126,15 +126,19 @@ run "$FSCP" -vv -r far:t-fscp t-fscp
 check "$name" "download exit $src_rc as scp (got $rc)" test "$rc" = "$src_rc"
 check "$name" "download tree as scp's" same_tree t-scp t-fscp
 
-# One connection's sshd process dies: all of its channels go at once.
+# One connection's sshd process dies: all of its channels go at once.  The
+# file has a 4 MiB piece for each of the 12 channels, so that the killed
+# connection is one with work (with fewer pieces, one whose channels had
+# none died unseen), and -l makes the copy last about 5 s.
+head -c $((48 << 20)) /dev/urandom >kill.bin
 name="one connection (and its channels) killed mid-upload"
 rm -f "$H/k.bin"
 fscp_sshd_kill_new_session 2 &
 bg=$!
-run "$FSCP" -vv -l 40000 src.bin far:k.bin
+run "$FSCP" -vv -l 80000 kill.bin far:k.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
-check "$name" "destination identical" cmp -s src.bin "$H/k.bin"
+check "$name" "destination identical" cmp -s kill.bin "$H/k.bin"
 # (the kill may land while a connection still logs in, under a sanitizer)
 check "$name" "-v says a connection failed" grep -qE "connection [0-9]+( of [0-9]+)?(: SFTP channel [0-9]+)? failed" "$W/err"
 grep -qE "connection [0-9]+( of [0-9]+)?(: SFTP channel [0-9]+)? failed" "$W/err" ||
