@@ -83,6 +83,8 @@ struct pool {
 	bool spec;		/* opened before the listing, in case it pays */
 	bool never_add;		/* began speculative: new host keys are ssh's to add */
 	double delay_s;		/* the first connection waits this long after t0 */
+	double first_ms;	/* the first connection's banner came after this
+				   (-1: none within a second); 0: not yet */
 	int wave;		/* > 0: connections started together, ... */
 	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
 	pthread_t pacer;	/* starts the later waves; 0: none */
@@ -290,6 +292,8 @@ pool_first_byte(void *arg, double ms)
 	struct pool *b = j->pool;
 
 	pthread_mutex_lock(&b->lock);
+	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
+	pthread_cond_broadcast(&b->cond);
 	if (b->probe && !b->expanded && ms >= POOL_FAR_HINT_MS) {
 		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
 		    "at once", ms, b->n / b->per);
@@ -328,6 +332,7 @@ pool_connect_one(void *arg)
 		.connect_host = j->direct, .may_prompt = false,
 	};
 	bool first = j == j->pool->jobs && j->pool->probe;
+	bool banner = j == j->pool->jobs;
 	struct fscp_stream st[ROUTE_MAX_CHANNELS];
 	int got = 0;
 
@@ -337,7 +342,7 @@ pool_connect_one(void *arg)
 	p.cb_arg = j;
 	/* A speculative connection leaves adding a new host key to ssh's. */
 	p.never_add = j->pool->never_add;
-	if (first)
+	if (banner)
 		p.on_first_byte = pool_first_byte;
 	if (j == j->pool->jobs && j->pool->delay_s > 0 &&
 	    !pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
@@ -449,10 +454,13 @@ pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 	return bad;
 }
 
+/* A channel nobody took: no goodbye waited for on it (a far speculative
+ * connection cut short would otherwise cost a round trip per channel). */
 static void
 pool_job_undo(struct pool_job *j)
 {
-	(void)pool_close_parts(j->sftp, j->ssh, j->pid);
+	sftp_discard(j->sftp);
+	(void)pool_close_parts(NULL, j->ssh, j->pid);
 	j->sftp = NULL;
 	j->ssh = NULL;
 	j->pid = 0;
@@ -757,6 +765,22 @@ bool
 pool_speculative(const struct pool *b)
 {
 	return b != NULL && b->spec;
+}
+
+double
+pool_first_byte_ms(struct pool *b, double max_s)
+{
+	double due = b->t0 + max_s, ms;
+
+	pthread_mutex_lock(&b->lock);
+	while (b->first_ms == 0 && !b->jobs[0].done && clock_now() < due) {
+		struct timespec ts = clock_deadline(due - clock_now());
+
+		(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+	}
+	ms = b->first_ms == 0 ? -1 : b->first_ms;
+	pthread_mutex_unlock(&b->lock);
+	return ms;
 }
 
 int

@@ -65,6 +65,10 @@ int pool_count(struct pool *b);
 int pool_size(const struct pool *b);
 int pool_up(const struct pool *b);
 bool pool_speculative(const struct pool *b);
+/* When the first connection's server sent its first bytes (its banner),
+ * in ms from the pool's start; waits at most max_s from the start; -1
+ * when none came by then (or the connection failed first). */
+double pool_first_byte_ms(struct pool *b, double max_s);
 /* A speculative pool is wanted after all: a probing one whose first
  * connection has not yet said how many start starts up to want now.
  * Returns the connections it stands for (up, coming or failed). */

@@ -170,6 +170,50 @@ session_spec_adopt(struct session *s, int want)
 	return conns;
 }
 
+/* A server whose banner comes this soon is near (sshd's own start takes
+ * 5-6 ms here): a download from it lists over the speculative connection. */
+#define SESSION_NEAR_BANNER_MS	8.0
+
+/* Near, the speculative connection lists, and ssh does not run: its login
+ * costs more CPU than a near copy can spare (in a 0.45 s download of 256
+ * MiB, ~75 ms of ssh's, most of it its sntrup761 key exchange, and ~100
+ * ms of sshd's), and a failed try costs little this near (ssh then
+ * lists, as before).  Only where a non-interactive login looks likely.
+ * True when the session has its first connection. */
+static bool
+session_spec_lists(struct session *s, const struct fscp_opts *o)
+{
+	struct pool *b = s->pending;
+	double ms;
+
+	if (!sshconn_may_log_in(s->cfg))
+		return false;
+	ms = pool_first_byte_ms(b, SESSION_NEAR_BANNER_MS / 1e3);
+	if (ms < 0 || ms >= SESSION_NEAR_BANNER_MS) {
+		log_debug(1, "no first bytes from the server within %.0f ms: ssh lists",
+		    SESSION_NEAR_BANNER_MS);
+		return false;
+	}
+	(void)pool_adopt(b, 1);
+	pool_wait_all(b);
+	if (pool_up(b) == 0) {
+		log_verbose("bypass failed: %s; falling back to the standard route",
+		    pool_first_error(b));
+		session_pool_end(s, false);
+		return false;
+	}
+	session_reserve(s, pool_size(b));
+	session_take_done(s);
+	session_pool_end(s, false);
+	log_verbose("route fresh: the server's first bytes came after %.1f ms: the bypass "
+	    "connection lists, without ssh", ms);
+	if (s->cfg->warnings != NULL)
+		fputs(s->cfg->warnings, stderr);
+	s->route = ROUTE_FRESH;
+	s->bypass_compress = o->compress || s->cfg->compression;
+	return true;
+}
+
 /* SSM sessions for a download were planned before its size was known:
  * now that the listing has told, the waves still to come stop at what
  * the copy is worth (each start costs a CLI's CPU, which the running
@@ -450,6 +494,8 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 				.per = ROUTE_MAX_CHANNELS, .spec = true };
 
 			(void)session_open_bypass(s, o, &h, true);
+			if (proxy == NULL)
+				(void)session_spec_lists(s, o);
 		}
 	} else if (s->nconns == 0 && s->may_grow && in.master_live && bytes >= 0 &&
 	    in.connections_wanted == 0 && cfg->proxycommand == NULL && cfg->proxyjump == NULL) {
@@ -631,9 +677,17 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	in.cores = proc_cores();
 	in.rtt_ms = session_rtt(s);
 	route_decide(&in, &d);
+	/* Listed over a bypass connection of its own (near): it is one of
+	 * the connections, and carries the copy. */
+	bool listed_bypass = s->ssh != NULL && s->ssh[0] != NULL;
+
 	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
 		session_pool_end(s, false);	/* a speculative one, cut short */
-		log_verbose("route stays standard: %s", d.reason);
+		if (listed_bypass)
+			log_verbose("route fresh: %s; the connection that listed carries it",
+			    d.reason);
+		else
+			log_verbose("route stays standard: %s", d.reason);
 		return false;
 	}
 	/* Fresh: the ssh connection is one of them already.  Proxied: the
@@ -644,7 +698,19 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	bool near_only = near > 0 && in.connections_wanted == 0 && d.kind == ROUTE_FRESH;
 	char *proxy = d.kind == ROUTE_PROXIED ? facts_proxy_command(o, s->cfg) : NULL;
 
-	if (near_only) {
+	if (near_only && listed_bypass) {
+		want = near - 1;
+		if (want <= 0) {
+			log_verbose("route fresh: %s (after listing); the server answers in %.2f ms "
+			    "and this machine has %d cores: the connection that listed carries it",
+			    d.reason, rtt, in.cores);
+			session_pool_end(s, false);
+			return false;
+		}
+		log_verbose("route fresh: %s (after listing); the server answers in %.2f ms and "
+		    "this machine has %d cores: the connection that listed and %d more",
+		    d.reason, rtt, in.cores, want);
+	} else if (near_only) {
 		/* The listing measured the round trip: a near server is bound
 		 * by CPU, and the data goes faster over a libssh connection than
 		 * through an ssh process (256 MiB: 0.80 s against 1.1 s).  Open
@@ -682,7 +748,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		free(proxy);
 		return false;
 	}
-	if (near_only)
+	if (near_only && !listed_bypass)
 		s->data_from = had;
 	s->route = d.kind;
 	s->bypass_proxy = proxy;

@@ -189,6 +189,15 @@ fail:
 	return NULL;
 }
 
+void
+sftp_discard(struct sftp_conn *c)
+{
+	if (c == NULL)
+		return;
+	c->dead = true;
+	(void)sftp_close(c);
+}
+
 int
 sftp_close(struct sftp_conn *c)
 {

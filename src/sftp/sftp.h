@@ -34,6 +34,9 @@ struct sftp_conn {
 struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen);
 /* Close the stream; returns the stream's close status (ssh's exit status). */
 int sftp_close(struct sftp_conn *c);
+/* Close without waiting for the server's goodbye (a session nobody used:
+ * its exit status is not worth a round trip).  NULL-safe. */
+void sftp_discard(struct sftp_conn *c);
 
 uint32_t sftp_new_id(struct sftp_conn *c);
 /* Write all queued requests.  0, or -1 when the stream failed. */

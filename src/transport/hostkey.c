@@ -452,6 +452,26 @@ explain(const struct hostkey_scan *s, const struct hostkey_facts *f, struct host
 	}
 }
 
+bool
+hostkey_known(const struct sshcfg *cfg)
+{
+	const char *alias = sshcfg_hostkeyalias(cfg);
+	struct hostkey_scan s;
+	char *name = hostkey_lookup_name(cfg->hostname, cfg->port, alias);
+	bool known;
+
+	hostkey_scan(cfg, name, NULL, &s);
+	known = s.types != 0 && !s.revoked;
+	hostkey_scan_free(&s);
+	free(name);
+	if (!known && alias == NULL && cfg->port != 0 && cfg->port != 22) {
+		hostkey_scan(cfg, cfg->hostname, NULL, &s);
+		known = s.types != 0 && !s.revoked;
+		hostkey_scan_free(&s);
+	}
+	return known;
+}
+
 enum hostkey_verdict
 hostkey_check(const struct sshcfg *cfg, const struct hostkey_peer *peer, ssh_key key,
     struct hostkey_result *r)

@@ -108,6 +108,10 @@ enum hostkey_verdict hostkey_check(const struct sshcfg *cfg, const struct hostke
     ssh_key key, struct hostkey_result *r);
 void hostkey_result_free(struct hostkey_result *r);
 
+/* A plain key is known for the host (under its name, or ssh's port-less
+ * second look): a check will not need to add one. */
+bool hostkey_known(const struct sshcfg *cfg);
+
 /* The host key algorithms in the order ssh prefers: those whose key types
  * are known for the host first, so the server shows one we can check.
  * Only the order changes.  NULL when allowed is NULL and nothing is known. */

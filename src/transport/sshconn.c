@@ -296,6 +296,32 @@ auth_try(struct sshconn *c, enum auth_method m, ssh_key key, double deadline)
 	}
 }
 
+bool
+sshconn_may_log_in(const struct sshcfg *cfg)
+{
+	const char *a = cfg->identityagent;
+
+	if (!cfg->pubkeyauthentication || !hostkey_known(cfg))
+		return false;
+	if (!cfg->identitiesonly && a != NULL && strcmp(a, "none") != 0 &&
+	    strcmp(a, "SSH_AUTH_SOCK") != 0)
+		return true;	/* an agent socket of its own */
+	if (!cfg->identitiesonly && (a == NULL || strcmp(a, "SSH_AUTH_SOCK") == 0) &&
+	    getenv("SSH_AUTH_SOCK") != NULL && *getenv("SSH_AUTH_SOCK") != '\0')
+		return true;
+	for (size_t i = 0; i < cfg->identityfiles.n; i++) {
+		ssh_key key = NULL;
+
+		if (access(cfg->identityfiles.v[i], R_OK) != 0 ||
+		    ssh_pki_import_privkey_file(cfg->identityfiles.v[i], NULL, auth_no_prompt,
+		    NULL, &key) != SSH_OK)
+			continue;
+		ssh_key_free(key);
+		return true;
+	}
+	return false;
+}
+
 static enum sshconn_err
 auth_run(struct sshconn *c, const struct sshconn_params *p, long timeout_s, char *err,
     size_t errlen)

@@ -91,6 +91,11 @@ struct sshconn_params {
 enum sshconn_err sshconn_open(const struct sshconn_params *p, struct sshconn **out,
     char *err, size_t errlen);
 
+/* A non-interactive login looks likely, from the local files alone: a
+ * known host key, public key authentication on, and an agent or an
+ * unencrypted identity file to offer. */
+bool sshconn_may_log_in(const struct sshcfg *cfg);
+
 /* A new "sftp" subsystem channel as a byte stream.  Its read serves from an
  * internal buffer of read_buf bytes, so that libssh keeps the channel
  * window open (its window only grows as the application reads); read

@@ -149,4 +149,30 @@ route_check "$name" "first line '<program>: No such file or directory'" \
 	test "$(head -1 "$FSCP_WORK/s-missing.err")" = "$FSCP_WORK/no-such-ssh: No such file or directory"
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
+# 5. A download from a near server lists over the bypass connection itself,
+# and no ssh runs, where a login without ssh looks likely (a known host key,
+# a key file): one login, as scp's.  When the server's banner is late (a
+# loaded machine), ssh lists as before and -v says why.
+name="near download: the bypass connection lists, without ssh"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p fscp-test:src/mid.bin dst/
+if grep -q "no first bytes from the server within .* ms: ssh lists" "$ROUTE_ERR_fscp"; then
+	route_check "$name" "or, the banner late, ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
+else
+	route_check "$name" "-v says it lists without ssh" \
+		grep -q "route fresh: the server's first bytes came after .* ms: the bypass connection lists, without ssh" \
+		"$ROUTE_ERR_fscp"
+	route_check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$ROUTE_ERR_fscp"'
+	route_check "$name" "one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+		test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
+fi
+name="near download -r: listed over the bypass, as scp"
+route_compare --name "$name" --setup setup --expect-rc 0 --times -- -r -p fscp-test:src dst/
+# The login ssh could do and the bypass not (the agent's key only, under
+# IdentitiesOnly): no key file to offer, so ssh lists, with its one login.
+name="near download, agent key only: ssh lists"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v fb-agent:src/mid.bin dst/
+route_check "$name" "ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
+route_check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_fscp" -eq "$ROUTE_LOGINS_scp"
+
 fscp_test_done
