@@ -696,7 +696,11 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	double rtt = in.rtt_ms;
 	int near = route_near_connections(rtt, in.cores);
 	bool near_only = near > 0 && in.connections_wanted == 0 && d.kind == ROUTE_FRESH;
-	char *proxy = d.kind == ROUTE_PROXIED ? facts_proxy_command(o, s->cfg) : NULL;
+	/* Through the host's proxy whenever it has one (beside a master too:
+	 * a direct connect would go where the config does not send it). */
+	bool via_proxy = d.kind == ROUTE_PROXIED || s->cfg->proxycommand != NULL ||
+	    s->cfg->proxyjump != NULL;
+	char *proxy = via_proxy ? facts_proxy_command(o, s->cfg) : NULL;
 
 	if (near_only && listed_bypass) {
 		want = near - 1;
@@ -722,7 +726,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	} else {
 		log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	}
-	if (d.kind == ROUTE_PROXIED && proxy == NULL) {
+	if (via_proxy && proxy == NULL) {
 		session_pool_end(s, false);
 		log_verbose("route stays standard: the proxy command cannot be run here");
 		return false;

@@ -15,8 +15,10 @@ SOCK=$(ssh -F "$SSH_CONFIG" -G cm-test | awk '$1 == "controlpath" { print $2 }')
 [ -n "$SOCK" ] || fscp_hard_error "ssh -G shows no ControlPath for cm-test"
 
 MASTER_PID=
+PROXY_MASTER_PID=
 route_cm_cleanup() {
 	if [ -n "$MASTER_PID" ]; then kill "$MASTER_PID" 2>/dev/null; fi
+	if [ -n "$PROXY_MASTER_PID" ]; then kill "$PROXY_MASTER_PID" 2>/dev/null; fi
 	fscp__cleanup
 }
 trap route_cm_cleanup EXIT
@@ -118,6 +120,35 @@ route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/b
 unset FSCP_ROUTE
 route_expect "$name" standard "forced to standard"
 route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
+
+# A master host behind a ProxyCommand (a relay 5 ms each way, so not near):
+# a download lists over the master, and the fresh connections that join
+# after the listing go through the same proxy, never straight to its
+# address.
+SSM_SIM=${FSCP_TOOLS_BUILDDIR:-$PWD/tests/tools}/ssm-sim
+[ -x "$SSM_SIM" ] || fscp_hard_error "ssm-sim not built ($SSM_SIM)"
+cat >"$FSCP_WORK/logproxy" <<EOF
+#!/bin/sh
+echo "\$*" >>"$FSCP_WORK/logproxy.log"
+exec "$SSM_SIM" -s 0 -c 0 -d 5 -p 262144 "\$1:\$2"
+EOF
+chmod +x "$FSCP_WORK/logproxy"
+route_host cm-proxy "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" "ControlMaster no" \
+	"ControlPath $FSCP_WORK/cmp-%C" "ControlPersist no" "ProxyCommand $FSCP_WORK/logproxy %h %p"
+route_cm_start cm-proxy
+PROXY_MASTER_PID=$MASTER_PID
+MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check cm-test 2>&1 | sed -nE 's/.*pid=([0-9]+).*/\1/p')
+name="download through a proxied master: fresh connections use the proxy"
+: >"$FSCP_WORK/logproxy.log"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-proxy:src/big.bin dst/
+if grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"; then
+	route_check "$name" "fscp's fresh connections ran the ProxyCommand ($(wc -l <"$FSCP_WORK/logproxy.log") runs)" \
+		test -s "$FSCP_WORK/logproxy.log"
+else
+	route_check "$name" "or stayed on the master (near after all): no proxy run" \
+		test ! -s "$FSCP_WORK/logproxy.log"
+fi
+kill "$PROXY_MASTER_PID" 2>/dev/null
 
 # The master dies without removing its socket: a stale file is no master.
 kill -9 "$MASTER_PID"
