@@ -196,14 +196,16 @@ session_spec_lists(struct session *s, const struct fscp_opts *o)
 	}
 	(void)pool_adopt(b, 1);
 	pool_wait_all(b);
-	if (pool_up(b) == 0) {
+	if (pool_up(b) > 0) {
+		session_reserve(s, pool_size(b));
+		session_take_done(s);
+	}
+	if (s->nconns == 0) {
 		log_verbose("bypass failed: %s; falling back to the standard route",
 		    pool_first_error(b));
 		session_pool_end(s, false);
 		return false;
 	}
-	session_reserve(s, pool_size(b));
-	session_take_done(s);
 	session_pool_end(s, false);
 	log_verbose("route fresh: the server's first bytes came after %.1f ms: the bypass "
 	    "connection lists, without ssh", ms);
@@ -709,6 +711,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 			    "and this machine has %d cores: the connection that listed carries it",
 			    d.reason, rtt, in.cores);
 			session_pool_end(s, false);
+			free(proxy);
 			return false;
 		}
 		log_verbose("route fresh: %s (after listing); the server answers in %.2f ms and "
