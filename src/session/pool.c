@@ -331,8 +331,8 @@ pool_connect_one(void *arg)
 		.cfg = j->cfg, .proxy_fd = -1, .compress = j->compress,
 		.connect_host = j->direct, .may_prompt = false,
 	};
-	bool first = j == j->pool->jobs && j->pool->probe;
-	bool banner = j == j->pool->jobs;
+	bool lead = j == j->pool->jobs;	/* the pool's first connection */
+	bool first = lead && j->pool->probe;
 	struct fscp_stream st[ROUTE_MAX_CHANNELS];
 	int got = 0;
 
@@ -342,17 +342,17 @@ pool_connect_one(void *arg)
 	p.cb_arg = j;
 	/* A speculative connection leaves adding a new host key to ssh's. */
 	p.never_add = j->pool->never_add;
-	if (banner)
+	if (lead)
 		p.on_first_byte = pool_first_byte;
-	if (j == j->pool->jobs && j->pool->delay_s > 0 &&
-	    !pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
-		j->rc = SSHCONN_ERR_CONNECT;
-		snprintf(j->err, sizeof(j->err), "not needed after all");
-		goto out;
-	}
-	if (j == j->pool->jobs && j->pool->delay_s > 0)
+	if (lead && j->pool->delay_s > 0) {
+		if (!pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
+			j->rc = SSHCONN_ERR_CONNECT;
+			snprintf(j->err, sizeof(j->err), "not needed after all");
+			goto out;
+		}
 		log_debug(1, "no route yet after %.0f ms: the bypass connections start",
 		    j->pool->delay_s * 1e3);
+	}
 	for (int attempt = 0;; attempt++) {
 		if (j->proxy != NULL) {
 			pid_t pid = 0;
