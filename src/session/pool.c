@@ -95,6 +95,7 @@ struct pool {
 	bool stop;		/* no more wanted: abort what is still connecting */
 	bool joined;		/* its owner is joining the threads */
 	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
+	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
@@ -123,13 +124,35 @@ pool_job_finish(struct pool_job *j)
 	pthread_cond_broadcast(&b->cond);
 }
 
+/* A channel's SFTP handshake; the server's limits are asked once per
+ * pool (all its connections go to one server). */
+static struct sftp_conn *
+pool_sftp_open(struct pool_job *j, struct fscp_stream st)
+{
+	struct pool *b = j->pool;
+	struct sftp_limits known;
+	struct sftp_conn *c;
+
+	pthread_mutex_lock(&b->lock);
+	known = b->limits;
+	pthread_mutex_unlock(&b->lock);
+	c = sftp_open(st, j->o->sftp_buflen, &known, j->err, sizeof(j->err));
+	if (c != NULL && !known.known) {
+		pthread_mutex_lock(&b->lock);
+		if (!b->limits.known)
+			b->limits = sftp_limits_of(c);
+		pthread_mutex_unlock(&b->lock);
+	}
+	return c;
+}
+
 /* Another channel of a connection that is up: its SFTP handshake. */
 static void *
 pool_channel_one(void *arg)
 {
 	struct pool_job *j = arg;
 
-	j->sftp = sftp_open(j->stream, j->o->sftp_buflen, j->err, sizeof(j->err));
+	j->sftp = pool_sftp_open(j, j->stream);
 	j->rc = j->sftp != NULL ? SSHCONN_OK : SSHCONN_ERR_CHANNEL;
 	pthread_mutex_lock(&j->pool->lock);
 	/* The proxy is the connection's; a job still running has none, so
@@ -406,7 +429,7 @@ pool_connect_one(void *arg)
 	if (got > 1)
 		log_debug(1, "%d SFTP channels on one connection", got);
 	pool_channels_start(j, st, got);
-	j->sftp = sftp_open(st[0], j->o->sftp_buflen, j->err, sizeof(j->err));
+	j->sftp = pool_sftp_open(j, st[0]);
 	if (j->sftp == NULL)
 		j->rc = SSHCONN_ERR_CHANNEL;
 out:

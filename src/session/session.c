@@ -400,7 +400,7 @@ session_open_standard(struct session *s, const struct fscp_opts *o)
 		log_fatal("Unable to open sftp connection");
 	}
 	s->conns = xcalloc(1, sizeof(*s->conns));
-	s->conns[0] = sftp_open(st, o->sftp_buflen, err, sizeof(err));
+	s->conns[0] = sftp_open(st, o->sftp_buflen, NULL, err, sizeof(err));
 	if (s->conns[0] == NULL) {
 		session_pool_end(s, false);
 		log_fatal("%s", err);

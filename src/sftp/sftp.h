@@ -28,10 +28,26 @@ struct sftp_conn {
 	bool dead;		/* stream failed; every later call fails */
 };
 
+/* What a connection learned of its server that a sibling (another
+ * connection of the same copy to the same server) need not ask again. */
+struct sftp_limits {
+	bool known;
+	bool has_limits;
+	uint32_t max_read, max_write;
+	uint64_t max_handles;
+	double rtt_ms;
+};
+
 /* Version exchange and limits@openssh.com.  buflen is -X buffer= (0 =
- * the server's maximum, 32768 without the limits extension).  Returns
- * NULL with a message in err when the server does not speak SFTP. */
-struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen, char *err, size_t errlen);
+ * the server's maximum, 32768 without the limits extension).  sibling
+ * (may be NULL): what another connection of this copy found on the same
+ * server; its limits are taken instead of asked again (a round trip less)
+ * when this server advertises the extension too.  Returns NULL with a
+ * message in err when the server does not speak SFTP. */
+struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen,
+    const struct sftp_limits *sibling, char *err, size_t errlen);
+/* What sftp_open found, for a sibling. */
+struct sftp_limits sftp_limits_of(const struct sftp_conn *c);
 /* Close the stream; returns the stream's close status (ssh's exit status). */
 int sftp_close(struct sftp_conn *c);
 /* Close without waiting for the server's goodbye (a session nobody used:

@@ -79,7 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_feed feed = { data, size, 0 };
 	struct fscp_stream st = { &feed_ops, &feed, "fuzz" };
 	char err[128];
-	struct sftp_conn *c = sftp_open(st, 0, err, sizeof(err));
+	struct sftp_conn *c = sftp_open(st, 0, NULL, err, sizeof(err));
 
 	if (c == NULL)
 		return 0;

@@ -20,6 +20,8 @@ struct script {
 	size_t len, off;
 	unsigned seed;
 	bool full;	/* every read as long as asked */
+	uint8_t wrote[256];	/* what the client sent (the first bytes) */
+	size_t nwrote;
 };
 
 static void
@@ -51,8 +53,11 @@ script_read(void *ctx, void *buf, size_t n)
 static ssize_t
 script_write(void *ctx, const void *buf, size_t n)
 {
-	(void)ctx;
-	(void)buf;
+	struct script *s = ctx;
+	size_t room = sizeof(s->wrote) - s->nwrote;
+
+	memcpy(s->wrote + s->nwrote, buf, n < room ? n : room);
+	s->nwrote += n < room ? n : room;
 	return (ssize_t)n;
 }
 
@@ -114,7 +119,7 @@ replies_whole(bool full, unsigned seed)
 	memset(&s, 0, sizeof(s));
 	script_build(&s, seed);
 	s.full = full;
-	c = sftp_open(st, 0, err, sizeof(err));
+	c = sftp_open(st, 0, NULL, err, sizeof(err));
 	ck_assert_msg(c != NULL, "%s", err);
 	for (uint32_t i = 0; i < NREPLIES; i++) {
 		struct sftp_reply r;
@@ -146,6 +151,113 @@ START_TEST(test_full_reads)
 }
 END_TEST
 
+/* VERSION 3 with limits@openssh.com, then (when asked) its reply:
+ * packets of 256 KiB, reads of 200000, writes of 100000, 64 handles. */
+static void
+script_limits(struct script *s, bool reply)
+{
+	static const char ext[] = "limits@openssh.com";
+	uint8_t *p;
+
+	memset(s, 0, sizeof(*s));
+	s->d = calloc(1, 256);
+	ck_assert_ptr_nonnull(s->d);
+	p = s->d;
+	put32(p, 5 + 4 + 18 + 4 + 1);
+	p[4] = 2;	/* SSH_FXP_VERSION */
+	put32(p + 5, 3);
+	put32(p + 9, 18);
+	memcpy(p + 13, ext, 18);
+	put32(p + 31, 1);
+	p[35] = '1';
+	s->len = 36;
+	if (reply) {
+		p = s->d + s->len;
+		put32(p, 1 + 4 + 32);
+		p[4] = 201;	/* SSH_FXP_EXTENDED_REPLY */
+		put32(p + 5, 1);
+		memset(p + 9, 0, 32);
+		put32(p + 9 + 4, 262144);
+		put32(p + 17 + 4, 200000);
+		put32(p + 25 + 4, 100000);
+		put32(p + 33 + 4, 64);
+		s->len += 41;
+	}
+	s->full = true;
+}
+
+/* No sibling: INIT, then the limits asked and used. */
+START_TEST(test_open_asks)
+{
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	static const uint8_t init[9] = { 0, 0, 0, 5, 1, 0, 0, 0, 3 };
+	char err[128];
+	struct sftp_conn *c;
+
+	script_limits(&s, true);
+	c = sftp_open(st, 0, NULL, err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_gt(s.nwrote, sizeof(init));
+	ck_assert_mem_eq(s.wrote, init, sizeof(init));
+	ck_assert_uint_eq(s.wrote[sizeof(init) + 4], 200);	/* SSH_FXP_EXTENDED */
+	ck_assert(c->has_limits);
+	ck_assert_uint_eq(c->max_read, 200000);
+	ck_assert_uint_eq(c->max_write, 100000);
+	ck_assert_uint_eq(c->max_handles, 64);
+	ck_assert(c->rtt_ms >= 0);
+	sftp_close(c);
+	free(s.d);
+}
+END_TEST
+
+/* A sibling's limits: only INIT goes out, and the sibling's sizes (and
+ * round trip) are taken. */
+START_TEST(test_open_sibling)
+{
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	struct sftp_limits sib = { .known = true, .has_limits = true, .max_read = 1234,
+	    .max_write = 4321, .max_handles = 7, .rtt_ms = 12.5 };
+	char err[128];
+	struct sftp_conn *c;
+
+	script_limits(&s, false);
+	c = sftp_open(st, 0, &sib, err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(s.nwrote, 9);
+	ck_assert_uint_eq(c->max_read, 1234);
+	ck_assert_uint_eq(c->max_write, 4321);
+	ck_assert_uint_eq(c->max_handles, 7);
+	ck_assert(c->rtt_ms == 12.5);
+	sftp_close(c);
+	free(s.d);
+}
+END_TEST
+
+/* A sibling's limits count only where the server offers the extension. */
+START_TEST(test_open_sibling_needs_extension)
+{
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	struct sftp_limits sib = { .known = true, .has_limits = true, .max_read = 1234,
+	    .max_write = 4321, .rtt_ms = 1 };
+	char err[128];
+	struct sftp_conn *c;
+
+	memset(&s, 0, sizeof(s));
+	script_build(&s, 7);	/* VERSION without extensions */
+	c = sftp_open(st, 0, &sib, err, sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(s.nwrote, 9);
+	ck_assert(!c->has_limits);
+	ck_assert_uint_eq(c->max_read, 32768);
+	ck_assert_uint_eq(c->max_write, 32768);
+	sftp_close(c);
+	free(s.d);
+}
+END_TEST
+
 static Suite *
 sftp_suite(void)
 {
@@ -155,6 +267,11 @@ sftp_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_short_reads, 0, 4);
 	tcase_add_loop_test(tc, test_full_reads, 0, 4);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("open");
+	tcase_add_test(tc, test_open_asks);
+	tcase_add_test(tc, test_open_sibling);
+	tcase_add_test(tc, test_open_sibling_needs_extension);
 	suite_add_tcase(s, tc);
 	return s;
 }
