@@ -153,6 +153,7 @@ struct worker {
 	uint64_t inflight_bytes;	/* READ/WRITE payload asked for, not answered */
 	uint64_t moved;			/* payload answered, for -vv */
 	unsigned tasks;			/* tasks taken, for -vv */
+	unsigned opens;			/* ... and the OPENs they sent */
 	uint64_t max_inflight_bytes;
 	struct xfer_task **active;
 	size_t nactive;
@@ -358,6 +359,28 @@ xfer_push(struct xfer *x, struct xfer_task *t)
 	x->tail = t;
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
+}
+
+/* The next queued task when it is a piece of f (popped with take); NULL
+ * when the queue's head is anything else. */
+static struct xfer_task *
+xfer_next_piece(struct xfer *x, const struct xfer_file *f, bool take)
+{
+	struct xfer_task *t;
+
+	pthread_mutex_lock(&x->lock);
+	t = x->head;
+	if (t != NULL && (t->f != f || t->grow || t->state != T_NEW))
+		t = NULL;
+	if (t != NULL && take) {
+		x->head = t->next;
+		if (x->head == NULL)
+			x->tail = NULL;
+		t->next = NULL;
+		x->taken++;
+	}
+	pthread_mutex_unlock(&x->lock);
+	return t;
 }
 
 /* A task taken from the queue is finished (or given back). */
@@ -580,6 +603,7 @@ send_open(struct worker *w, struct xfer_task *t)
 		sftp_msg_open(&w->c->out, id, f->remote, SSH_FXF_READ, NULL);
 	}
 	worker_track(w, r, t, SSH_FXP_OPEN, 0, 0);
+	w->opens++;
 	t->state = T_OPENING;
 }
 
@@ -743,6 +767,43 @@ upload_grew(struct xfer_task *t)
 	return true;
 }
 
+/* A piece whose every reply is in passes its open handle to the file's
+ * next piece in the queue instead of closing it: that piece sends data at
+ * once, with no OPEN of its own.  Through a slow link an OPEN and its
+ * reply wait behind the data already queued, and the link idles a round
+ * trip per piece (SSM, 128 KiB pieces: sessions moved ~80% of the
+ * channel's rate).  Not for the last piece (it probes the end or sets the
+ * attributes) nor a failed file.  The caller's active slot gets the new
+ * task; t is finished and freed.  Returns the new task, or NULL. */
+static struct xfer_task *
+task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
+{
+	struct xfer_file *f = t->f;
+	struct xfer_task *n;
+
+	if (t->only || t->grow || piece_is_last(t) || t->outstanding != 0 ||
+	    t->next_off < t->end || t->eof || t->short_seen || atomic_load(&f->failed))
+		return NULL;
+	if ((n = xfer_next_piece(w->x, f, true)) == NULL)
+		return NULL;
+	if (n->from != 0)
+		log_verbose("connection %d takes over \"%s\" bytes %llu-%llu from connection %d",
+		    w->id, f->remote, (unsigned long long)n->next_off,
+		    (unsigned long long)n->end, n->from);
+	n->from = 0;
+	memcpy(n->handle, t->handle, t->hlen);
+	n->hlen = t->hlen;
+	n->state = T_DATA;
+	/* Its data is done, as a CLOSE would have said (not the last: n's
+	 * is still to come). */
+	atomic_fetch_sub(&f->data_left, 1);
+	w->active[slot] = n;
+	w->tasks++;
+	xfer_task_done(w, t);
+	free(t);
+	return n;
+}
+
 /* Issue what this task can send now; true when it sent something. */
 static bool
 task_step(struct worker *w, struct xfer_task *t)
@@ -782,7 +843,12 @@ task_step(struct worker *w, struct xfer_task *t)
 	/* All data requested.  The server answers one session's requests in
 	 * order, so a download, or a lone upload chunk, can close right behind
 	 * its READs or WRITEs and save a round trip per file.  Other upload
-	 * chunks wait for their replies, so the last one knows it is last. */
+	 * chunks wait for their replies, so the last one knows it is last.  A
+	 * download piece whose file has its next piece queued waits too: its
+	 * handle goes on to that piece (task_hand_over). */
+	if (t->f->dir == XFER_DOWN && t->outstanding > 0 && !t->only && !t->grow &&
+	    !piece_is_last(t) && !t->short_seen && xfer_next_piece(w->x, t->f, false) != NULL)
+		return false;
 	if (t->f->dir == XFER_DOWN || t->only || t->outstanding == 0) {
 		send_close(w, t);
 		return true;
@@ -1084,6 +1150,9 @@ worker_run(struct worker *w)
 		while (w->inflight < w->max_inflight && sent) {
 			sent = false;
 			for (size_t i = 0; i < w->nactive && w->inflight < w->max_inflight; i++) {
+				if (w->active[i]->state == T_DATA &&
+				    task_hand_over(w, w->active[i], i) != NULL)
+					sent = true;
 				while (w->inflight < w->max_inflight && task_step(w, w->active[i])) {
 					sent = true;
 					/* Write as we go: queued WRITE data is memory. */
@@ -1549,8 +1618,8 @@ xfer_run(struct xfer *x)
 
 		if (w->x == NULL)
 			continue;	/* never started */
-		log_debug(2, "connection %d: %u tasks, %llu bytes", w->id, w->tasks,
-		    (unsigned long long)w->moved);
+		log_debug(2, "connection %d: %u tasks, %u opens, %llu bytes", w->id, w->tasks,
+		    w->opens, (unsigned long long)w->moved);
 		worker_free(w);
 	}
 	free(ws);

@@ -2,6 +2,7 @@
 # The SSM routes against the fake `aws` CLI and the SSM data-channel
 # simulator (tests/tools), wired through a ProxyCommand as users write it:
 #   ssm-parallel  N SSM sessions (the simulator's log shows N), up and down;
+#                 a session opens a file once, whatever its pieces;
 #   FSCP_SSM_DIRECT=off forces it even when a direct address exists;
 #   ssm-direct    describe-instances gives 127.0.0.1 (the test sshd), which
 #                 presents the instance's known key: no SSM session at all;
@@ -133,6 +134,28 @@ route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- 
 unset FSCP_CONNECTIONS
 route_expect "$name" ssm-parallel "; 2 SSM sessions$"
 sessions_match_route "$name"
+
+# A piece hands its open handle to the next piece its session takes: a
+# session opens the file once, not once per 64 KiB piece (an OPEN waits
+# behind the data queued in the session).  -vv: "connection N: T tasks, O
+# opens".
+opens_below_tasks() {	# name
+	local t
+	t=$(sed -n 's/^fscp: debug: connection [0-9]*: \([0-9]*\) tasks, \([0-9]*\) opens.*/\1 \2/p' \
+		"$ROUTE_ERR_fscp" | awk '{ t += $1; o += $2 } END { print t + 0, o + 0 }')
+	route_check "$1" "the sessions took more than 4 pieces and sent fewer OPENs (tasks, opens: $t)" \
+		test "${t% *}" -gt 4 -a "${t#* }" -lt "${t% *}"
+}
+export FSCP_CONNECTIONS=2
+name="ssm-parallel: upload 6 MiB, one OPEN a session (FSCP_CONNECTIONS=2)"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p src/mid.bin "$I_PAR:dst/x"
+route_expect "$name" ssm-parallel "; 2 SSM sessions$"
+opens_below_tasks "$name"
+name="ssm-parallel: download 6 MiB, one OPEN a session (FSCP_CONNECTIONS=2)"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p "$I_PAR:src/mid.bin" dst/
+route_expect "$name" ssm-parallel "; 2 SSM sessions$"
+opens_below_tasks "$name"
+unset FSCP_CONNECTIONS
 
 name="SSM: a copy that fits one session stays standard"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin "$I_PAR:dst/"
