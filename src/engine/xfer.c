@@ -325,23 +325,31 @@ xfer_work_left(const struct xfer *x)
 	return x->head != NULL || x->unreleased > 0 || x->taken > 0;
 }
 
+/* Under x->lock: take the queue's head (there is one). */
+static struct xfer_task *
+xfer_shift(struct xfer *x)
+{
+	struct xfer_task *t = x->head;
+
+	x->head = t->next;
+	if (x->head == NULL)
+		x->tail = NULL;
+	t->next = NULL;
+	x->taken++;
+	return t;
+}
+
 /* The next task; with wait, block while others may still produce one. */
 static struct xfer_task *
 xfer_pop(struct xfer *x, bool wait)
 {
-	struct xfer_task *t;
+	struct xfer_task *t = NULL;
 
 	pthread_mutex_lock(&x->lock);
 	while (x->head == NULL && wait && xfer_work_left(x) && !x->dead)
 		pthread_cond_wait(&x->cond, &x->lock);
-	t = x->head;
-	if (t) {
-		x->head = t->next;
-		if (x->head == NULL)
-			x->tail = NULL;
-		t->next = NULL;
-		x->taken++;
-	}
+	if (x->head != NULL)
+		t = xfer_shift(x);
 	pthread_mutex_unlock(&x->lock);
 	return t;
 }
@@ -372,13 +380,8 @@ xfer_next_piece(struct xfer *x, const struct xfer_file *f, bool take)
 	t = x->head;
 	if (t != NULL && (t->f != f || t->grow || t->state != T_NEW))
 		t = NULL;
-	if (t != NULL && take) {
-		x->head = t->next;
-		if (x->head == NULL)
-			x->tail = NULL;
-		t->next = NULL;
-		x->taken++;
-	}
+	if (t != NULL && take)
+		t = xfer_shift(x);
 	pthread_mutex_unlock(&x->lock);
 	return t;
 }
