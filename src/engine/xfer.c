@@ -770,6 +770,26 @@ upload_grew(struct xfer_task *t)
 	return true;
 }
 
+/* The worker owns t from now on (counted for -vv; a piece given back by
+ * a dead connection says where it came from). */
+static void
+task_claim(struct worker *w, struct xfer_task *t)
+{
+	if (t->from != 0)
+		log_verbose("connection %d takes over \"%s\" bytes %llu-%llu from connection %d",
+		    w->id, t->f->remote, (unsigned long long)t->next_off,
+		    (unsigned long long)t->end, t->from);
+	t->from = 0;
+	w->tasks++;
+}
+
+/* A piece that may pass its handle on once its replies are in. */
+static bool
+piece_hands_over(const struct xfer_task *t)
+{
+	return !t->only && !t->grow && !piece_is_last(t) && !t->short_seen;
+}
+
 /* A piece whose every reply is in passes its open handle to the file's
  * next piece in the queue instead of closing it: that piece sends data at
  * once, with no OPEN of its own.  Through a slow link an OPEN and its
@@ -784,16 +804,12 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
 	struct xfer_file *f = t->f;
 	struct xfer_task *n;
 
-	if (t->only || t->grow || piece_is_last(t) || t->outstanding != 0 ||
-	    t->next_off < t->end || t->eof || t->short_seen || atomic_load(&f->failed))
+	if (!piece_hands_over(t) || t->outstanding != 0 || t->next_off < t->end || t->eof ||
+	    atomic_load(&f->failed))
 		return NULL;
 	if ((n = xfer_next_piece(w->x, f, true)) == NULL)
 		return NULL;
-	if (n->from != 0)
-		log_verbose("connection %d takes over \"%s\" bytes %llu-%llu from connection %d",
-		    w->id, f->remote, (unsigned long long)n->next_off,
-		    (unsigned long long)n->end, n->from);
-	n->from = 0;
+	task_claim(w, n);
 	memcpy(n->handle, t->handle, t->hlen);
 	n->hlen = t->hlen;
 	n->state = T_DATA;
@@ -801,7 +817,6 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
 	 * is still to come). */
 	atomic_fetch_sub(&f->data_left, 1);
 	w->active[slot] = n;
-	w->tasks++;
 	xfer_task_done(w, t);
 	free(t);
 	return n;
@@ -849,8 +864,8 @@ task_step(struct worker *w, struct xfer_task *t)
 	 * chunks wait for their replies, so the last one knows it is last.  A
 	 * download piece whose file has its next piece queued waits too: its
 	 * handle goes on to that piece (task_hand_over). */
-	if (t->f->dir == XFER_DOWN && t->outstanding > 0 && !t->only && !t->grow &&
-	    !piece_is_last(t) && !t->short_seen && xfer_next_piece(w->x, t->f, false) != NULL)
+	if (t->f->dir == XFER_DOWN && t->outstanding > 0 && piece_hands_over(t) &&
+	    xfer_next_piece(w->x, t->f, false) != NULL)
 		return false;
 	if (t->f->dir == XFER_DOWN || t->only || t->outstanding == 0) {
 		send_close(w, t);
@@ -1132,13 +1147,8 @@ worker_pending(const struct worker *w)
 static void
 worker_take(struct worker *w, struct xfer_task *t)
 {
-	if (t->from != 0)
-		log_verbose("connection %d takes over \"%s\" bytes %llu-%llu from connection %d",
-		    w->id, t->f->remote, (unsigned long long)t->next_off,
-		    (unsigned long long)t->end, t->from);
-	t->from = 0;
+	task_claim(w, t);
 	w->active[w->nactive++] = t;
-	w->tasks++;
 }
 
 static int
