@@ -452,6 +452,14 @@ explain(const struct hostkey_scan *s, const struct hostkey_facts *f, struct host
 	}
 }
 
+/* ssh's second look, without the port, for a host on another port and
+ * no HostKeyAlias ("checking without port identifier"). */
+static bool
+hostkey_retry_bare(const struct sshcfg *cfg, const char *alias)
+{
+	return alias == NULL && cfg->port != 0 && cfg->port != 22;
+}
+
 bool
 hostkey_known(const struct sshcfg *cfg)
 {
@@ -464,7 +472,7 @@ hostkey_known(const struct sshcfg *cfg)
 	known = s.types != 0 && !s.revoked;
 	hostkey_scan_free(&s);
 	free(name);
-	if (!known && alias == NULL && cfg->port != 0 && cfg->port != 22) {
+	if (!known && hostkey_retry_bare(cfg, alias)) {
 		hostkey_scan(cfg, cfg->hostname, NULL, &s);
 		known = s.types != 0 && !s.revoked;
 		hostkey_scan_free(&s);
@@ -497,7 +505,7 @@ hostkey_check(const struct sshcfg *cfg, const struct hostkey_peer *peer, ssh_key
 	f.batchmode = cfg->batchmode;
 	f.readonly = cfg->userknownhostsfiles.n == 0 ||
 	    strcspn(cfg->hostname, "@?*#[]|'\"\\") != strlen(cfg->hostname);
-	f.retry_bare = alias == NULL && cfg->port != 0 && cfg->port != 22;
+	f.retry_bare = hostkey_retry_bare(cfg, alias);
 	if (f.retry_bare && s.status == HOSTKEY_NEW) {
 		hostkey_scan(cfg, cfg->hostname, key, &bare);
 		f.bare_status = bare.status;
