@@ -241,23 +241,42 @@ auth_no_prompt(const char *prompt, char *buf, size_t len, int echo, int verify,
 	return -1;
 }
 
-/* Point libssh at the agent ssh would use; false when there is none. */
-static bool
-auth_agent_setup(struct sshconn *c, const struct sshcfg *cfg)
+/* The agent socket ssh would use (IdentityAgent, else SSH_AUTH_SOCK);
+ * NULL when there is none. */
+static const char *
+auth_agent_socket(const struct sshcfg *cfg)
 {
 	const char *a = cfg->identityagent, *sock;
 
 	if (a == NULL || strcmp(a, "SSH_AUTH_SOCK") == 0)
 		sock = getenv("SSH_AUTH_SOCK");
 	else if (strcmp(a, "none") == 0)
-		return false;
+		return NULL;
 	else if (a[0] == '$')
 		sock = getenv(a + 1);
 	else
 		sock = a;
-	if (sock == NULL || *sock == '\0')
-		return false;
-	return ssh_options_set(c->s, SSH_OPTIONS_IDENTITY_AGENT, sock) == SSH_OK;
+	return sock == NULL || *sock == '\0' ? NULL : sock;
+}
+
+/* Point libssh at the agent ssh would use; false when there is none. */
+static bool
+auth_agent_setup(struct sshconn *c, const struct sshcfg *cfg)
+{
+	const char *sock = auth_agent_socket(cfg);
+
+	return sock != NULL && ssh_options_set(c->s, SSH_OPTIONS_IDENTITY_AGENT, sock) == SSH_OK;
+}
+
+/* An identity file ssh could offer without asking: readable and not
+ * encrypted.  *key is the caller's to free; a missing file is skipped
+ * silently, like ssh. */
+static bool
+auth_key_load(const char *file, ssh_key *key)
+{
+	*key = NULL;
+	return access(file, R_OK) == 0 &&
+	    ssh_pki_import_privkey_file(file, NULL, auth_no_prompt, NULL, key) == SSH_OK;
 }
 
 /* libssh 0.10's auth calls wait for the server's reply without looking
@@ -299,25 +318,19 @@ auth_try(struct sshconn *c, enum auth_method m, ssh_key key, double deadline)
 bool
 sshconn_may_log_in(const struct sshcfg *cfg)
 {
-	const char *a = cfg->identityagent;
-
 	if (!cfg->pubkeyauthentication || !hostkey_known(cfg))
 		return false;
-	if (!cfg->identitiesonly && a != NULL && strcmp(a, "none") != 0 &&
-	    strcmp(a, "SSH_AUTH_SOCK") != 0)
-		return true;	/* an agent socket of its own */
-	if (!cfg->identitiesonly && (a == NULL || strcmp(a, "SSH_AUTH_SOCK") == 0) &&
-	    getenv("SSH_AUTH_SOCK") != NULL && *getenv("SSH_AUTH_SOCK") != '\0')
+	/* What auth_run offers: the agent (not with IdentitiesOnly), then
+	 * the identity files. */
+	if (!cfg->identitiesonly && auth_agent_socket(cfg) != NULL)
 		return true;
 	for (size_t i = 0; i < cfg->identityfiles.n; i++) {
-		ssh_key key = NULL;
+		ssh_key key;
 
-		if (access(cfg->identityfiles.v[i], R_OK) != 0 ||
-		    ssh_pki_import_privkey_file(cfg->identityfiles.v[i], NULL, auth_no_prompt,
-		    NULL, &key) != SSH_OK)
-			continue;
-		ssh_key_free(key);
-		return true;
+		if (auth_key_load(cfg->identityfiles.v[i], &key)) {
+			ssh_key_free(key);
+			return true;
+		}
 	}
 	return false;
 }
@@ -359,12 +372,12 @@ auth_run(struct sshconn *c, const struct sshconn_params *p, long timeout_s, char
 	}
 	for (i = 0; i < cfg->identityfiles.n; i++) {
 		const char *file = cfg->identityfiles.v[i];
-		ssh_key key = NULL;
+		ssh_key key;
 
-		if (access(file, R_OK) != 0)
-			continue;	/* missing: silently, like ssh */
-		if (ssh_pki_import_privkey_file(file, NULL, auth_no_prompt, NULL, &key) != SSH_OK) {
-			log_debug(1, "sshconn: skipping identity %s (encrypted or unreadable)", file);
+		if (!auth_key_load(file, &key)) {
+			if (access(file, R_OK) == 0)
+				log_debug(1, "sshconn: skipping identity %s (encrypted or "
+				    "unreadable)", file);
 			continue;
 		}
 		rc = auth_try(c, AUTH_KEY, key, deadline);
