@@ -323,6 +323,11 @@ sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
 	return 0;
 }
 
+const char *const sshcfg_scp_fixed[] = {
+	"-x", "-oPermitLocalCommand=no", "-oClearAllForwardings=yes",
+	"-oRemoteCommand=none", "-oRequestTTY=no", NULL,
+};
+
 int
 sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
     int port, struct sshcfg *cfg, char *err, size_t errlen)
@@ -337,9 +342,12 @@ sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
 	memset(cfg, 0, sizeof(*cfg));
 	strv_push(&av, prog);
 	strv_push(&av, "-G");
+	for (size_t i = 0; sshcfg_scp_fixed[i] != NULL; i++)
+		strv_push(&av, sshcfg_scp_fixed[i]);
 	if (opts != NULL)
 		for (size_t i = 0; i < opts->ssh_args.n; i++)
 			strv_push(&av, opts->ssh_args.v[i]);
+	strv_push(&av, SSHCFG_SCP_LAST);
 	if (port >= 0)
 		strv_pushf(&av, "-p%d", port);
 	if (user != NULL) {

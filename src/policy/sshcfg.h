@@ -77,7 +77,16 @@ struct sshcfg {
  * defaults).  0 on success; -1 (cfg still valid, to be freed) when the text
  * has no "hostname" line, i.e. is not ssh -G output. */
 int sshcfg_parse(const char *text, struct sshcfg *cfg);
-/* Run `<ssh_program> -G <opts->ssh_args> [-p port] [-l user] -- host`
+/* The options scp puts before the user's on every ssh it runs (scp.c's
+ * main), NULL-ended; scp appends -oForwardAgent=no after the user's.
+ * ssh -G is asked with both too: it answers for the ssh scp would run, and
+ * does not take itself for an interactive login (without RequestTTY=no
+ * and stdin no terminal it says "Pseudo-terminal will not be allocated"). */
+extern const char *const sshcfg_scp_fixed[];
+#define SSHCFG_SCP_LAST "-oForwardAgent=no"
+
+/* Run `<ssh_program> -G <sshcfg_scp_fixed> <opts->ssh_args>
+ * SSHCFG_SCP_LAST [-p port] [-l user] -- host`
  * (fork/execvp, no shell, stdin /dev/null, 15 s limit);
  * port < 0 / user NULL when not given.  0 on success; on failure -1 and err
  * has ssh's message (its stderr) or why the output was not usable, e.g. when

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "transport/sshproc.h"
+#include "policy/sshcfg.h"
 #include "util/log.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
@@ -147,14 +148,12 @@ ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port
     const char *extra, const char *cmd, struct strv *argv)
 {
 	strv_push(argv, o->ssh_program);
-	strv_push(argv, "-x");
-	strv_push(argv, "-oPermitLocalCommand=no");
-	strv_push(argv, "-oClearAllForwardings=yes");
-	strv_push(argv, "-oRemoteCommand=none");
-	strv_push(argv, "-oRequestTTY=no");
+	for (size_t i = 0; sshcfg_scp_fixed[i] != NULL; i++)
+		strv_push(argv, sshcfg_scp_fixed[i]);
 	strv_append(argv, &o->ssh_args);
-	/* scp adds this last so that -A (set earlier) still wins. */
-	strv_push(argv, "-oForwardAgent=no");
+	/* scp adds this after the user's options, so that -A still wins
+	 * (ssh keeps an option's first value). */
+	strv_push(argv, SSHCFG_SCP_LAST);
 	sshproc_push_port_user(argv, port, user);
 	if (extra != NULL)
 		strv_push(argv, extra);

@@ -138,6 +138,11 @@ unset FSCP_ROUTE FSCP_CONNECTIONS
 export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
 route_compare --name "bypass: -i missing file, ssh's warning once" --setup setup --expect-rc 0 -- \
 	-i "$FSCP_WORK/no-such-key" src/mid.bin fscp-test:dst/
+# ssh -G itself, asked without scp's -oRequestTTY=no and stdin no
+# terminal, says "Pseudo-terminal will not be allocated ..." at LogLevel
+# INFO; scp's ssh never does, so neither may fscp.
+route_compare --name "bypass: LogLevel INFO, stdin no terminal: nothing from ssh -G" --setup setup \
+	--expect-rc 0 -- -o LogLevel=INFO src/mid.bin fscp-test:dst/
 route_compare --name "bypass: -J that cannot resolve, its error once" --setup setup --expect-rc 255 -- \
 	-J 'a b c' src/mid.bin fscp-test:dst/
 # scp's own status there races its dead child (255 "Connection closed" or 1

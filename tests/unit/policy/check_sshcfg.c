@@ -331,6 +331,24 @@ opts_with_config(struct fscp_opts *o, const char *prog)
 	strv_push(&o->ssh_args, cfgpath);
 }
 
+/* ssh -G runs with scp's fixed options: with stdin no terminal (here
+ * /dev/null) and LogLevel INFO it would otherwise say "Pseudo-terminal
+ * will not be allocated ...", which a bypass repeats as ssh's warning. */
+START_TEST(real_no_tty_warning)
+{
+	struct fscp_opts o;
+	struct sshcfg c;
+	char err[256];
+
+	opts_with_config(&o, NULL);
+	ck_assert_msg(sshcfg_load(&o, NULL, "alias1", -1, &c, err, sizeof(err)) == 0,
+	    "%s", err);
+	ck_assert_msg(c.warnings == NULL, "ssh -G said: %s", c.warnings);
+	sshcfg_free(&c);
+	strv_free(&o.ssh_args);
+}
+END_TEST
+
 START_TEST(real_host_match_include)
 {
 	struct fscp_opts o;
@@ -508,6 +526,7 @@ sshcfg_suite(void)
 	tcase_add_checked_fixture(rt, real_setup, real_teardown);
 	tcase_set_timeout(rt, 30);
 	tcase_add_test(rt, real_host_match_include);
+	tcase_add_test(rt, real_no_tty_warning);
 	tcase_add_test(rt, real_include_ssm_and_overrides);
 	tcase_add_test(rt, real_proxyjump_host);
 	tcase_add_test(rt, real_errors);
