@@ -1,6 +1,7 @@
 /* proxycmd: ProxyCommand token expansion, spawning, SSM and ProxyJump parsing. */
 #include "config.h"
 #include "transport/proxycmd.h"
+#include "util/clock.h"
 #include "util/proc.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
@@ -277,15 +278,44 @@ relay_write_all(int fd, const char *buf, size_t n)
 }
 
 /* Move what one side has to the other.  Returns false once that
- * direction is over (EOF, or either side gone); EINTR is not the end. */
+ * direction is over (EOF, or either side gone); EINTR is not the end.
+ * *got: what was read (0 for nothing). */
 static bool
-relay_pump(int from, int to, char *buf, size_t len)
+relay_pump(int from, int to, char *buf, size_t len, size_t *got)
 {
 	ssize_t n = read(from, buf, len);
 
+	*got = 0;
 	if (n < 0 && errno == EINTR)
 		return true;
-	return n > 0 && relay_write_all(to, buf, (size_t)n);
+	if (n <= 0)
+		return false;
+	*got = (size_t)n;
+	return relay_write_all(to, buf, (size_t)n);
+}
+
+/* Seconds to let the child's output gather after a read of n bytes at
+ * now (proxycmd.h). */
+double
+proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, double now)
+{
+	double gap, w;
+
+	if (n == 0)	/* EINTR */
+		return 0;
+	gap = now - t->last;
+	t->last = now;
+	/* Soon: within PROXYCMD_WAIT_S of the end of the last wait. */
+	if (n >= PROXYCMD_BATCH || gap - t->waited >= PROXYCMD_WAIT_S) {
+		t->streak = 0;
+		t->waited = 0;
+		return 0;
+	}
+	t->waited = 0;
+	if (++t->streak < PROXYCMD_STREAK)
+		return 0;
+	w = (double)PROXYCMD_BATCH * gap / (double)n;
+	return t->waited = w < PROXYCMD_WAIT_S ? w : PROXYCMD_WAIT_S;
 }
 
 static void *
@@ -295,8 +325,17 @@ relay_run(void *arg)
 	char buf[65536];
 	bool up = true, down = true;	/* sock->child, child->sock */
 	bool errs = r->err_child >= 0;	/* the child's stderr, held */
+	struct proxycmd_trickle trickle = { 0 };
+	double wait = 0;
+	size_t got;
 
 	while (up || down || errs) {
+		if (wait > 0) {
+			struct timespec ts = { 0, (long)(wait * 1e9) };
+
+			nanosleep(&ts, NULL);
+			wait = 0;
+		}
 		struct pollfd pf[3] = {
 			{ .fd = up ? r->sock : -1, .events = POLLIN },
 			{ .fd = down ? r->from_child : -1, .events = POLLIN },
@@ -309,15 +348,18 @@ relay_run(void *arg)
 			break;
 		}
 		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !relay_pump(r->sock, r->to_child, buf, sizeof(buf))) {
+		    !relay_pump(r->sock, r->to_child, buf, sizeof(buf), &got)) {
 			up = false;
 			close(r->to_child);	/* EOF for the child */
 			r->to_child = -1;
 		}
-		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !relay_pump(r->from_child, r->sock, buf, sizeof(buf))) {
-			down = false;
-			shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
+		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			if (relay_pump(r->from_child, r->sock, buf, sizeof(buf), &got)) {
+				wait = proxycmd_trickle_wait(&trickle, got, clock_now());
+			} else {
+				down = false;
+				shutdown(r->sock, SHUT_WR);	/* EOF for libssh */
+			}
 		}
 		if (errs && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    !hold_pump(r, buf, sizeof(buf)))

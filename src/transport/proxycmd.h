@@ -80,6 +80,33 @@ void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
  * exit).  NULL-safe (false). */
 bool proxycmd_hold_has(struct proxycmd_hold *h, const char *needle, int wait_ms);
 
+/* ---- the relay's pace (pure) --------------------------------------------
+ *
+ * An SSM channel hands its data over in 1 KiB messages about 1.2 ms apart.
+ * Passed on one by one, each costs two thread wake-ups (the relay's and
+ * libssh's), 20,000 for 20 MiB: CPU that the next sessions' aws CLIs are
+ * waiting for.  So once the child's output comes as a steady trickle
+ * (PROXYCMD_STREAK small reads in a row, each within PROXYCMD_WAIT_S of
+ * the last: a handshake's replies come a round trip apart and never are),
+ * the relay lets it gather for a moment before the next read.  The wait
+ * is what PROXYCMD_BATCH bytes take at the rate just seen, at most
+ * PROXYCMD_WAIT_S, so far less than the pipe holds gathers and a fast
+ * proxy is not held back.  What libssh sends meanwhile waits as long: its
+ * requests, which the link answers behind the data it is busy with. */
+#define PROXYCMD_BATCH	(32 * 1024)
+#define PROXYCMD_WAIT_S	0.008
+#define PROXYCMD_STREAK	4
+
+struct proxycmd_trickle {
+	double last;	/* when the child's output was last read */
+	double waited;	/* the wait that followed that read */
+	int streak;	/* small reads in a row, each soon after the last */
+};
+
+/* After a read of n bytes (0: none) from the child at now (seconds): how
+ * long the relay waits before it reads again. */
+double proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, double now);
+
 /* ---- AWS SSM detection (pure) ------------------------------------------ */
 
 struct proxycmd_ssm {

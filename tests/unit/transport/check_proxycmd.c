@@ -389,6 +389,61 @@ START_TEST(jump_parse)
 }
 END_TEST
 
+/* ---- the relay's pace ------------------------------------------------------ */
+
+/* SSM's trickle: 1 KiB every 1.2 ms.  The first PROXYCMD_STREAK reads
+ * pass at once (the first follows no other), then each waits the longest (32 KiB at that rate is 38 ms);
+ * the reads behind a wait, bigger and a wait later, keep the streak. */
+START_TEST(trickle_ssm)
+{
+	struct proxycmd_trickle t = { 0 };
+	double now = 10.0, w;
+
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), 0);
+	for (int i = 1; i < PROXYCMD_STREAK; i++) {
+		now += 0.0012;
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), 0);
+	}
+	now += 0.0012;
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), PROXYCMD_WAIT_S);
+	for (int i = 0; i < 5; i++) {
+		now += PROXYCMD_WAIT_S + 0.0005;
+		w = proxycmd_trickle_wait(&t, 7 * 1024, now);
+		ck_assert_double_eq_tol(w, PROXYCMD_WAIT_S, 1e-9);
+	}
+}
+END_TEST
+
+/* What never waits: a handshake's replies a round trip apart, big reads
+ * (a fast proxy), nothing read; and a fast small-read stream waits only
+ * what 32 KiB takes at its rate. */
+START_TEST(trickle_no_wait)
+{
+	struct proxycmd_trickle t = { 0 };
+	double now = 10.0, w;
+
+	for (int i = 0; i < 10; i++) {
+		now += 0.040;
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 700, now), 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		now += 0.0001;
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 65536, now), 0);
+	}
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 0, now), 0);
+	/* 4 KiB every 0.1 ms, 40 MB/s: 32 KiB take 0.8 ms. */
+	memset(&t, 0, sizeof(t));
+	for (int i = 0; i <= PROXYCMD_STREAK; i++) {
+		now += 0.0001;
+		w = proxycmd_trickle_wait(&t, 4096, now);
+	}
+	ck_assert_double_eq_tol(w, 0.0008, 1e-6);
+	/* A pause ends the streak: the next small read passes at once. */
+	now += w + PROXYCMD_WAIT_S + 0.001;
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 4096, now), 0);
+}
+END_TEST
+
 static Suite *
 proxycmd_suite(void)
 {
@@ -409,6 +464,8 @@ proxycmd_suite(void)
 	tcase_add_test(ts, spawn_echo);
 	tcase_add_test(ts, spawn_exec_replaces_shell);
 	tcase_add_test(ts, spawn_failing_command);
+	tcase_add_test(ts, trickle_ssm);
+	tcase_add_test(ts, trickle_no_wait);
 	suite_add_tcase(s, ts);
 
 	tcase_add_test(tm, words_quoting);
