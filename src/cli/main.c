@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/mtext.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
 #include "policy/operand.h"
@@ -542,7 +543,7 @@ main(int argc, char **argv)
 	char usage[1024];
 
 	log_init(argv[0], 0);
-	progress_locale_init();
+	mtext_locale_init();
 	/* Broken pipes become errors we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);

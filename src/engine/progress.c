@@ -14,14 +14,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <langinfo.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -30,6 +27,7 @@
 
 #include "engine/progress.h"
 #include "util/clock.h"
+#include "util/mtext.h"
 #include "util/xmalloc.h"
 
 #define PROGRESS_DEFAULT_COLS 80
@@ -100,21 +98,6 @@ format_rate(char *buf, size_t sz, long long bytes)
 	    (bytes + 5) / 10 % 10, progress_units[i], "B");
 }
 
-/* Encodings in which OpenSSH recovers from bad bytes by escaping them;
- * in any other it stops printing the name at the first problem. */
-bool
-progress_locale_is_safe(void)
-{
-	const char *cs = nl_langinfo(CODESET);
-	static const char *const ok[] = { "UTF-8", "US-ASCII",
-	    "ANSI_X3.4-1968", "ISO8859-1", "646", "" };
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		if (strcmp(cs, ok[i]) == 0)
-			return true;
-	return false;
-}
-
 /* The name field as OpenSSH's snmprintf("%-*s") makes it: padded to
  * `width` BYTES, then copied while it fits in `width` display columns and
  * `maxsz` bytes (NUL included); printable characters are copied, each byte
@@ -137,11 +120,11 @@ format_name(char *dst, size_t maxsz, int width, const char *name)
 
 		if (len == (size_t)-1 || len == (size_t)-2) {
 			memset(&mbs, 0, sizeof(mbs));
-			if (!progress_locale_is_safe())
+			if (!mtext_locale_is_safe())
 				break;
 			len = 1;
 			w = -1;
-		} else if ((w = wcwidth(wc)) == -1 && !progress_locale_is_safe()) {
+		} else if ((w = wcwidth(wc)) == -1 && !mtext_locale_is_safe()) {
 			break;
 		}
 		if (w >= 0) {
@@ -306,30 +289,6 @@ progress_advance(struct progress_state *st, off_t cur, double since_start,
 	st->bytes_per_sec = bps;
 	st->elapsed = since_start;
 	st->done = bytes_left <= 0;
-}
-
-void
-progress_locale_init(void)
-{
-	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
-	const char *v;
-
-	/* As OpenSSH's msetlocale(): the first variable set decides; Turkish
-	 * locales fall back to C (or C.UTF-8), anything else is used as is. */
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		if ((v = getenv(vars[i])) == NULL)
-			continue;
-		if (strncasecmp(v, "TR", 2) != 0)
-			break;
-		if ((strcasestr(v, "UTF-8") != NULL ||
-		    strcasestr(v, "UTF8") != NULL) &&
-		    (setlocale(LC_CTYPE, "C.UTF-8") != NULL ||
-		    setlocale(LC_CTYPE, "POSIX.UTF-8") != NULL))
-			return;
-		setlocale(LC_CTYPE, "C");
-		return;
-	}
-	setlocale(LC_CTYPE, "");
 }
 
 /* scp draws only while it is in the terminal's foreground process group. */

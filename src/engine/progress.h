@@ -38,12 +38,6 @@ size_t progress_format(char *buf, size_t bufsz, int win_size, const char *name,
 void progress_advance(struct progress_state *st, off_t cur, double since_start,
     double since_last);
 
-/* Select LC_CTYPE as scp does (OpenSSH msetlocale()), so names with
- * non-ASCII bytes are shown or escaped like scp shows them.  For main(). */
-void progress_locale_init(void);
-/* True in the encodings where OpenSSH escapes bytes it cannot print as
- * \ooo; in any other it stops printing at the first one. */
-bool progress_locale_is_safe(void);
 
 struct progress;
 

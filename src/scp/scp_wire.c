@@ -8,10 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <wchar.h>
 
+#include "util/mtext.h"
 #include "util/xmalloc.h"
-#include "engine/progress.h"
 
 void
 scp_wire_init(struct scp_wire *w, struct fscp_stream *st, const struct scp_wire_opts *o)
@@ -83,40 +82,6 @@ scp_wire_ack(struct scp_wire *w)
 	scp_wire_write(w, "", 1);
 }
 
-/* OpenSSH's fmprintf(): printable characters, newline, CR and tab as
- * they are, each byte of anything else as \ooo; in an encoding where that
- * is not safe, nothing from the first such byte on. */
-static char *
-vis_text(const char *src)
-{
-	char *out = xmalloc(strlen(src) * 4 + 1), *d = out;
-	mbstate_t mbs;
-
-	memset(&mbs, 0, sizeof(mbs));
-	while (*src != '\0') {
-		wchar_t wc;
-		size_t len = mbrtowc(&wc, src, MB_CUR_MAX, &mbs);
-		bool ok = len != (size_t)-1 && len != (size_t)-2 &&
-		    (wc == L'\n' || wc == L'\r' || wc == L'\t' || wcwidth(wc) >= 0);
-
-		if (!ok) {
-			memset(&mbs, 0, sizeof(mbs));
-			if (!progress_locale_is_safe())
-				break;
-			if (len == (size_t)-1 || len == (size_t)-2)
-				len = 1;
-			for (; len > 0; len--)
-				d += sprintf(d, "\\%03o", (unsigned char)*src++);
-			continue;
-		}
-		memcpy(d, src, len);
-		d += len;
-		src += len;
-	}
-	*d = '\0';
-	return out;
-}
-
 static void
 vsay(const char *fmt, va_list ap)
 {
@@ -124,7 +89,7 @@ vsay(const char *fmt, va_list ap)
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		log_fatal("out of memory");
-	vis = vis_text(msg);
+	vis = mtext_vis(msg);
 	fputs(vis, stderr);
 	fflush(stderr);
 	free(vis);
