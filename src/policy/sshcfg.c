@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,9 @@ parse_line(struct sshcfg *c, const char *key, const char *v, bool *have_hostname
 		c->batchmode = parse_bool(v);
 	else if (strcmp(key, "compression") == 0)
 		c->compression = parse_bool(v);
+	else if (strcmp(key, "loglevel") == 0)	/* -q prints as SILENT */
+		c->loginfo = strcasecmp(v, "INFO") == 0 || strcasecmp(v, "VERBOSE") == 0 ||
+		    strncasecmp(v, "DEBUG", 5) == 0;
 	else if (strcmp(key, "connecttimeout") == 0)
 		c->connecttimeout = strcmp(v, "none") == 0 ? -1 : atoi(v);
 	else if (strcmp(key, "connectionattempts") == 0)
@@ -169,6 +173,7 @@ sshcfg_parse(const char *text, struct sshcfg *cfg)
 	cfg->port = 22;
 	cfg->connecttimeout = -1;
 	cfg->connectionattempts = 1;
+	cfg->loginfo = true;
 	cfg->stricthostkeychecking = SHK_ASK;
 	cfg->passwordauthentication = true;
 	cfg->kbdinteractiveauthentication = true;

@@ -48,6 +48,7 @@ struct sshcfg {
 	enum sshcfg_strict stricthostkeychecking;
 	bool batchmode;
 	bool compression;
+	bool loginfo;		/* LogLevel INFO or more: ssh shows the server's banner */
 	int connecttimeout;	/* seconds; -1 when none */
 	int addressfamily;	/* 0 any, 4 inet, 6 inet6 */
 	char *ciphers;		/* comma list as ssh -G prints it (always the full list) */

@@ -15,6 +15,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/mtext.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
 #include "policy/sshcfg.h"
@@ -170,6 +171,32 @@ session_spec_adopt(struct session *s, int want)
 	return conns;
 }
 
+/* No ssh runs for this host, so what it would have said is ours to say:
+ * ssh -G's warnings, and the server's banner (sshd's Banner), which ssh
+ * shows as it logs in at LogLevel INFO or more, escaped as ssh escapes
+ * it; once, from the first connection that has one.  Not beside a live
+ * master: scp's ssh then logs in through it and shows no banner. */
+static void
+session_say_for_ssh(const struct sshcfg *cfg, bool master_live, struct sshconn *const *ssh,
+    int n)
+{
+	if (cfg->warnings != NULL)
+		fputs(cfg->warnings, stderr);
+	if (master_live || !cfg->loginfo)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *b = ssh != NULL ? sshconn_banner(ssh[i]) : NULL;
+
+		if (b != NULL) {
+			char *v = mtext_vis(b);
+
+			fputs(v, stderr);
+			free(v);
+			return;
+		}
+	}
+}
+
 /* A server whose banner comes this soon is near (sshd's own start takes
  * 5-6 ms here): a download from it lists over the speculative connection. */
 #define SESSION_NEAR_BANNER_MS	8.0
@@ -209,8 +236,7 @@ session_spec_lists(struct session *s, const struct fscp_opts *o)
 	session_pool_end(s, false);
 	log_verbose("route fresh: the server's first bytes came after %.1f ms: the bypass "
 	    "connection lists, without ssh", ms);
-	if (s->cfg->warnings != NULL)
-		fputs(s->cfg->warnings, stderr);
+	session_say_for_ssh(s->cfg, false, s->ssh, s->nconns);
 	s->route = ROUTE_FRESH;
 	s->bypass_compress = o->compress || s->cfg->compression;
 	return true;
@@ -471,9 +497,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 
 		n = session_open_bypass(s, o, &h, d.kind == ROUTE_SSM_PARALLEL || probe_first);
 		if (n > 0) {
-			/* No ssh runs for this host: its warnings are ours to say. */
-			if (cfg->warnings != NULL)
-				fputs(cfg->warnings, stderr);
+			session_say_for_ssh(cfg, in.master_live, s->ssh, s->nconns);
 			s->route = d.kind;
 			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
 			s->bypass_direct = direct ? xstrdup(direct) : NULL;
@@ -638,12 +662,14 @@ session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
 	} else if (f.d.kind != ROUTE_STANDARD) {
 		log_verbose("route standard: the legacy protocol has one stream");
 	}
-	facts_free(&f);
 	if (!ok) {
+		facts_free(&f);
 		pool_reap(x->proxy_pid);
 		session_exec_free(x);
 		return -1;
 	}
+	session_say_for_ssh(x->cfg, f.in.master_live, &x->ssh, 1);
+	facts_free(&f);
 	log_verbose("legacy protocol over a libssh exec channel: %s", cmd);
 	out->ops = &session_exec_ops;
 	out->ctx = x;

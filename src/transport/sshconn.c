@@ -40,6 +40,7 @@ struct sshconn {
 	int fd;			/* the socket under the session; we close it */
 	size_t read_buf;
 	char keydesc[160];
+	char *banner;		/* the server's SSH_MSG_USERAUTH_BANNER, NULL if none */
 	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
 	bool loopback;		/* connected by TCP to a loopback address */
 	/* Several channels used by several threads (sshconn_sftp_streams with
@@ -564,6 +565,8 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		e = auth_run(c, p, hs_timeout, err, errlen);
 		if (e != SSHCONN_OK)
 			goto fail;
+		/* Taken now, while no stream shares the session. */
+		c->banner = ssh_get_issue_banner(c->s);
 	}
 	{
 		long z = 0;
@@ -602,6 +605,7 @@ sshconn_unref(struct sshconn *c)
 			close(c->wake[i]);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);
+	free(c->banner);
 	free(c);
 	return true;
 }
@@ -659,6 +663,12 @@ const char *
 sshconn_hostkey_desc(const struct sshconn *c)
 {
 	return c && c->keydesc[0] ? c->keydesc : NULL;
+}
+
+const char *
+sshconn_banner(const struct sshconn *c)
+{
+	return c != NULL && c->banner != NULL && c->banner[0] != '\0' ? c->banner : NULL;
 }
 
 /* ---- channels as streams -------------------------------------------- */

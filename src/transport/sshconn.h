@@ -134,5 +134,8 @@ double sshconn_measure_rtt(struct sshconn *c);
 
 /* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
 const char *sshconn_hostkey_desc(const struct sshconn *c);
+/* What the server sent to show before the login (sshd's Banner), as sent;
+ * NULL when nothing (or c is NULL). */
+const char *sshconn_banner(const struct sshconn *c);
 
 #endif

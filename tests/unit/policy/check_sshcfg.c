@@ -133,21 +133,32 @@ static const struct {
 	int strict;		/* -1: do not check */
 	const char *cm;		/* NULL: do not check */
 	int af;			/* -1: do not check */
+	int loginfo;		/* -1: do not check */
 } spell[] = {
-	{ "stricthostkeychecking true", SHK_YES, NULL, -1 },
-	{ "stricthostkeychecking false", SHK_NO, NULL, -1 },
-	{ "stricthostkeychecking ask", SHK_ASK, NULL, -1 },
-	{ "stricthostkeychecking accept-new", SHK_ACCEPT_NEW, NULL, -1 },
-	{ "stricthostkeychecking yes", SHK_YES, NULL, -1 },
-	{ "stricthostkeychecking off", SHK_NO, NULL, -1 },
-	{ "controlmaster true", -1, "yes", -1 },
-	{ "controlmaster false", -1, "no", -1 },
-	{ "controlmaster auto", -1, "auto", -1 },
-	{ "controlmaster ask", -1, "ask", -1 },
-	{ "controlmaster autoask", -1, "autoask", -1 },
-	{ "addressfamily any", -1, NULL, 0 },
-	{ "addressfamily inet", -1, NULL, 4 },
-	{ "addressfamily inet6", -1, NULL, 6 },
+	{ "stricthostkeychecking true", SHK_YES, NULL, -1, -1 },
+	{ "stricthostkeychecking false", SHK_NO, NULL, -1, -1 },
+	{ "stricthostkeychecking ask", SHK_ASK, NULL, -1, -1 },
+	{ "stricthostkeychecking accept-new", SHK_ACCEPT_NEW, NULL, -1, -1 },
+	{ "stricthostkeychecking yes", SHK_YES, NULL, -1, -1 },
+	{ "stricthostkeychecking off", SHK_NO, NULL, -1, -1 },
+	{ "controlmaster true", -1, "yes", -1, -1 },
+	{ "controlmaster false", -1, "no", -1, -1 },
+	{ "controlmaster auto", -1, "auto", -1, -1 },
+	{ "controlmaster ask", -1, "ask", -1, -1 },
+	{ "controlmaster autoask", -1, "autoask", -1, -1 },
+	{ "addressfamily any", -1, NULL, 0, -1 },
+	{ "addressfamily inet", -1, NULL, 4, -1 },
+	{ "addressfamily inet6", -1, NULL, 6, -1 },
+	/* LogLevel: -q prints as SILENT; ssh shows a banner from INFO up. */
+	{ "loglevel SILENT", -1, NULL, -1, 0 },
+	{ "loglevel QUIET", -1, NULL, -1, 0 },
+	{ "loglevel FATAL", -1, NULL, -1, 0 },
+	{ "loglevel ERROR", -1, NULL, -1, 0 },
+	{ "loglevel INFO", -1, NULL, -1, 1 },
+	{ "loglevel VERBOSE", -1, NULL, -1, 1 },
+	{ "loglevel DEBUG1", -1, NULL, -1, 1 },
+	{ "loglevel DEBUG3", -1, NULL, -1, 1 },
+	{ "user u", -1, NULL, -1, 1 },		/* no loglevel line: INFO */
 };
 
 START_TEST(parse_spellings)
@@ -162,6 +173,8 @@ START_TEST(parse_spellings)
 		ck_assert_str_eq(c.controlmaster, spell[_i].cm);
 	if (spell[_i].af >= 0)
 		ck_assert_int_eq(c.addressfamily, spell[_i].af);
+	if (spell[_i].loginfo >= 0)
+		ck_assert_int_eq(c.loginfo, spell[_i].loginfo);
 	sshcfg_free(&c);
 	free(t);
 }
