@@ -297,7 +297,7 @@ relay_pump(int from, int to, char *buf, size_t len, size_t *got)
 /* Seconds to let the child's output gather after a read of n bytes at
  * now (proxycmd.h). */
 double
-proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, double now)
+proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, size_t up, double now)
 {
 	double gap, w;
 
@@ -306,7 +306,7 @@ proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, double now)
 	gap = now - t->last;
 	t->last = now;
 	/* Soon: within PROXYCMD_WAIT_S of the end of the last wait. */
-	if (n >= PROXYCMD_BATCH || gap - t->waited >= PROXYCMD_WAIT_S) {
+	if (n >= PROXYCMD_BATCH || gap - t->waited >= PROXYCMD_WAIT_S || up > PROXYCMD_UP_QUIET) {
 		t->streak = 0;
 		t->waited = 0;
 		return 0;
@@ -326,36 +326,53 @@ relay_run(void *arg)
 	bool up = true, down = true;	/* sock->child, child->sock */
 	bool errs = r->err_child >= 0;	/* the child's stderr, held */
 	struct proxycmd_trickle trickle = { 0 };
-	double wait = 0;
-	size_t got;
+	double hold_until = 0;	/* the child's output gathers until then */
+	size_t got, up_since = 0;	/* bytes to the child since its last read */
 
 	while (up || down || errs) {
-		if (wait > 0) {
-			struct timespec ts = { 0, (long)(wait * 1e9) };
+		struct timespec ts, *tp = NULL;
+		bool held = false;
 
-			nanosleep(&ts, NULL);
-			wait = 0;
+		if (hold_until > 0) {
+			double left = hold_until - clock_now();
+
+			if (left > 0) {
+				held = true;
+				ts.tv_sec = 0;
+				ts.tv_nsec = (long)(left * 1e9);
+				tp = &ts;
+			} else {
+				hold_until = 0;
+			}
 		}
 		struct pollfd pf[3] = {
 			{ .fd = up ? r->sock : -1, .events = POLLIN },
-			{ .fd = down ? r->from_child : -1, .events = POLLIN },
+			{ .fd = down && !held ? r->from_child : -1, .events = POLLIN },
 			{ .fd = errs ? r->err_child : -1, .events = POLLIN },
 		};
 
-		if (poll(pf, 3, -1) < 0) {
+		if (ppoll(pf, 3, tp, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !relay_pump(r->sock, r->to_child, buf, sizeof(buf), &got)) {
-			up = false;
-			close(r->to_child);	/* EOF for the child */
-			r->to_child = -1;
+		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			if (relay_pump(r->sock, r->to_child, buf, sizeof(buf), &got)) {
+				up_since += got;
+			} else {
+				up = false;
+				close(r->to_child);	/* EOF for the child */
+				r->to_child = -1;
+			}
 		}
-		if (down && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (down && !held && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			if (relay_pump(r->from_child, r->sock, buf, sizeof(buf), &got)) {
-				wait = proxycmd_trickle_wait(&trickle, got, clock_now());
+				double now = clock_now(), w;
+
+				w = proxycmd_trickle_wait(&trickle, got, up_since, now);
+				up_since = 0;
+				if (w > 0)
+					hold_until = now + w;
 			} else {
 				down = false;
 				shutdown(r->sock, SHUT_WR);	/* EOF for libssh */

@@ -91,11 +91,14 @@ bool proxycmd_hold_has(struct proxycmd_hold *h, const char *needle, int wait_ms)
  * the relay lets it gather for a moment before the next read.  The wait
  * is what PROXYCMD_BATCH bytes take at the rate just seen, at most
  * PROXYCMD_WAIT_S, so far less than the pipe holds gathers and a fast
- * proxy is not held back.  What libssh sends meanwhile waits as long: its
- * requests, which the link answers behind the data it is busy with. */
-#define PROXYCMD_BATCH	(32 * 1024)
-#define PROXYCMD_WAIT_S	0.008
-#define PROXYCMD_STREAK	4
+ * proxy is not held back.  Only the child's output waits: what libssh
+ * sends meanwhile goes on at once.  And none waits while libssh sends more
+ * than PROXYCMD_UP_QUIET between two reads (an upload: the trickle is its
+ * replies, which the window waits for). */
+#define PROXYCMD_BATCH		(32 * 1024)
+#define PROXYCMD_WAIT_S		0.008
+#define PROXYCMD_STREAK		4
+#define PROXYCMD_UP_QUIET	4096
 
 struct proxycmd_trickle {
 	double last;	/* when the child's output was last read */
@@ -103,9 +106,10 @@ struct proxycmd_trickle {
 	int streak;	/* small reads in a row, each soon after the last */
 };
 
-/* After a read of n bytes (0: none) from the child at now (seconds): how
- * long the relay waits before it reads again. */
-double proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, double now);
+/* After a read of n bytes (0: none) from the child at now (seconds), with
+ * up bytes sent to it since the read before: how long the child's output
+ * is left to gather before the relay reads it again. */
+double proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, size_t up, double now);
 
 /* ---- AWS SSM detection (pure) ------------------------------------------ */
 

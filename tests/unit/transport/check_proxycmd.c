@@ -399,16 +399,16 @@ START_TEST(trickle_ssm)
 	struct proxycmd_trickle t = { 0 };
 	double now = 10.0, w;
 
-	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), 0);
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, 100, now), 0);
 	for (int i = 1; i < PROXYCMD_STREAK; i++) {
 		now += 0.0012;
-		ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), 0);
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, 100, now), 0);
 	}
 	now += 0.0012;
-	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, now), PROXYCMD_WAIT_S);
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, 100, now), PROXYCMD_WAIT_S);
 	for (int i = 0; i < 5; i++) {
 		now += PROXYCMD_WAIT_S + 0.0005;
-		w = proxycmd_trickle_wait(&t, 7 * 1024, now);
+		w = proxycmd_trickle_wait(&t, 7 * 1024, 100, now);
 		ck_assert_double_eq_tol(w, PROXYCMD_WAIT_S, 1e-9);
 	}
 }
@@ -424,23 +424,30 @@ START_TEST(trickle_no_wait)
 
 	for (int i = 0; i < 10; i++) {
 		now += 0.040;
-		ck_assert_double_eq(proxycmd_trickle_wait(&t, 700, now), 0);
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 700, 0, now), 0);
 	}
 	for (int i = 0; i < 10; i++) {
 		now += 0.0001;
-		ck_assert_double_eq(proxycmd_trickle_wait(&t, 65536, now), 0);
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 65536, 0, now), 0);
 	}
-	ck_assert_double_eq(proxycmd_trickle_wait(&t, 0, now), 0);
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 0, 0, now), 0);
 	/* 4 KiB every 0.1 ms, 40 MB/s: 32 KiB take 0.8 ms. */
 	memset(&t, 0, sizeof(t));
 	for (int i = 0; i <= PROXYCMD_STREAK; i++) {
 		now += 0.0001;
-		w = proxycmd_trickle_wait(&t, 4096, now);
+		w = proxycmd_trickle_wait(&t, 4096, 0, now);
 	}
 	ck_assert_double_eq_tol(w, 0.0008, 1e-6);
 	/* A pause ends the streak: the next small read passes at once. */
 	now += w + PROXYCMD_WAIT_S + 0.001;
-	ck_assert_double_eq(proxycmd_trickle_wait(&t, 4096, now), 0);
+	ck_assert_double_eq(proxycmd_trickle_wait(&t, 4096, 0, now), 0);
+	/* An upload: small replies 1 ms apart while libssh sends 64 KiB
+	 * between them; the replies never wait. */
+	memset(&t, 0, sizeof(t));
+	for (int i = 0; i < 3 * PROXYCMD_STREAK; i++) {
+		now += 0.001;
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 90, 65536, now), 0);
+	}
 }
 END_TEST
 
