@@ -23,7 +23,6 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include "engine/progress.h"
 #include "util/clock.h"
@@ -106,54 +105,9 @@ static size_t
 format_name(char *dst, size_t maxsz, int width, const char *name)
 {
 	char *src = xasprintf("%-*s", width, name);
-	const char *sp = src;
-	size_t dl = 0;
-	int total = 0;
-	bool print = true;
-	mbstate_t mbs;
+	size_t dl = mtext_nvis(dst, maxsz, &width, src);
 
-	memset(&mbs, 0, sizeof(mbs));
-	while (*sp != '\0') {
-		wchar_t wc;
-		size_t len = mbrtowc(&wc, sp, MB_CUR_MAX, &mbs);
-		int w;
-
-		if (len == (size_t)-1 || len == (size_t)-2) {
-			memset(&mbs, 0, sizeof(mbs));
-			if (!mtext_locale_is_safe())
-				break;
-			len = 1;
-			w = -1;
-		} else if ((w = wcwidth(wc)) == -1 && !mtext_locale_is_safe()) {
-			break;
-		}
-		if (w >= 0) {
-			if (print && (dl + len >= maxsz || total > width - w))
-				print = false;
-			if (print) {
-				memcpy(dst + dl, sp, len);
-				dl += len;
-				total += w;
-			}
-			sp += len;
-			continue;
-		}
-		for (; len > 0; len--, sp++) {
-			unsigned char c = (unsigned char)*sp;
-
-			if (print && (dl + 4 >= maxsz || total > width - 4))
-				print = false;
-			if (print) {
-				dst[dl++] = '\\';
-				dst[dl++] = (char)('0' + ((c >> 6) & 7));
-				dst[dl++] = (char)('0' + ((c >> 3) & 7));
-				dst[dl++] = (char)('0' + (c & 7));
-				total += 4;
-			}
-		}
-	}
 	free(src);
-	dst[dl] = '\0';
 	return dl;
 }
 

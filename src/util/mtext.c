@@ -48,33 +48,67 @@ mtext_locale_is_safe(void)
 	return false;
 }
 
-char *
-mtext_vis(const char *src)
+size_t
+mtext_nvis(char *dst, size_t maxsz, const int *wp, const char *src)
 {
-	char *out = xmalloc(strlen(src) * 4 + 1), *d = out;
+	const char *sp = src;
+	size_t dl = 0;
+	int total = 0, max_w = wp != NULL ? *wp : 0;
+	bool print = true;
 	mbstate_t mbs;
 
 	memset(&mbs, 0, sizeof(mbs));
-	while (*src != '\0') {
+	while (*sp != '\0') {
 		wchar_t wc;
-		size_t len = mbrtowc(&wc, src, MB_CUR_MAX, &mbs);
-		bool ok = len != (size_t)-1 && len != (size_t)-2 &&
-		    (wc == L'\n' || wc == L'\r' || wc == L'\t' || wcwidth(wc) >= 0);
+		size_t len = mbrtowc(&wc, sp, MB_CUR_MAX, &mbs);
+		int w;
 
-		if (!ok) {
+		if (len == (size_t)-1 || len == (size_t)-2) {
 			memset(&mbs, 0, sizeof(mbs));
 			if (!mtext_locale_is_safe())
 				break;
-			if (len == (size_t)-1 || len == (size_t)-2)
-				len = 1;
-			for (; len > 0; len--)
-				d += sprintf(d, "\\%03o", (unsigned char)*src++);
+			len = 1;
+			w = -1;
+		} else if (wp == NULL && (wc == L'\n' || wc == L'\r' || wc == L'\t')) {
+			w = 0;
+		} else if ((w = wcwidth(wc)) == -1 && !mtext_locale_is_safe()) {
+			break;
+		}
+		if (w >= 0) {
+			if (print && (dl + len >= maxsz || (wp != NULL && total > max_w - w)))
+				print = false;
+			if (print) {
+				memcpy(dst + dl, sp, len);
+				dl += len;
+				total += w;
+			}
+			sp += len;
 			continue;
 		}
-		memcpy(d, src, len);
-		d += len;
-		src += len;
+		for (; len > 0; len--, sp++) {
+			unsigned char c = (unsigned char)*sp;
+
+			if (print && (dl + 4 >= maxsz || (wp != NULL && total > max_w - 4)))
+				print = false;
+			if (print) {
+				dst[dl++] = '\\';
+				dst[dl++] = (char)('0' + ((c >> 6) & 7));
+				dst[dl++] = (char)('0' + ((c >> 3) & 7));
+				dst[dl++] = (char)('0' + (c & 7));
+				total += 4;
+			}
+		}
 	}
-	*d = '\0';
+	dst[dl] = '\0';
+	return dl;
+}
+
+char *
+mtext_vis(const char *src)
+{
+	size_t cap = strlen(src) * 4 + 1;	/* every byte escaped, and the NUL */
+	char *out = xmalloc(cap);
+
+	(void)mtext_nvis(out, cap, NULL, src);
 	return out;
 }

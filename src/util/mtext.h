@@ -5,6 +5,7 @@
 #define FSCP_MTEXT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Select LC_CTYPE as ssh and scp do (OpenSSH msetlocale()).  For main(). */
 void mtext_locale_init(void);
@@ -16,5 +17,9 @@ bool mtext_locale_is_safe(void);
  * encoding where that is not safe, nothing from the first such byte on.
  * malloc'd. */
 char *mtext_vis(const char *src);
+/* The same into dst as OpenSSH's snmprintf() makes it: at most maxsz
+ * bytes (NUL included) and, unless wp is NULL, *wp display columns, where
+ * newline, CR and tab are escaped too.  Returns the bytes written. */
+size_t mtext_nvis(char *dst, size_t maxsz, const int *wp, const char *src);
 
 #endif
