@@ -300,18 +300,21 @@ double
 proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, size_t up, double now)
 {
 	double gap, w;
+	bool trickle;
 
 	if (n == 0)	/* EINTR */
 		return 0;
 	gap = now - t->last;
 	t->last = now;
-	/* Soon: within PROXYCMD_WAIT_S of the end of the last wait. */
-	if (n >= PROXYCMD_BATCH || gap - t->waited >= PROXYCMD_WAIT_S || up > PROXYCMD_UP_QUIET) {
+	/* Small, soon (within PROXYCMD_WAIT_S of the end of the last wait),
+	 * and libssh quiet meanwhile. */
+	trickle = n < PROXYCMD_BATCH && gap - t->waited < PROXYCMD_WAIT_S &&
+	    up <= PROXYCMD_UP_QUIET;
+	t->waited = 0;
+	if (!trickle) {
 		t->streak = 0;
-		t->waited = 0;
 		return 0;
 	}
-	t->waited = 0;
 	if (++t->streak < PROXYCMD_STREAK)
 		return 0;
 	w = (double)PROXYCMD_BATCH * gap / (double)n;
