@@ -144,7 +144,7 @@ args_parse(int argc, char **argv, struct fscp_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->ssh_program = "ssh";
+	o->ssh_program = FSCP_SSH_PROGRAM;
 	o->port = -1;
 	o->throughlocal = true;
 	/* Only the whole first word: scp's getopt takes any "--x" for the

@@ -16,7 +16,7 @@ struct fscp_opts {
 	 * options (-x -oPermitLocalCommand=no ...) nor -oForwardAgent=no, nor -p/-l. */
 	struct strv ssh_args;
 
-	const char *ssh_program;	/* -S; "ssh" by default */
+	const char *ssh_program;	/* -S; FSCP_SSH_PROGRAM (configure) by default */
 	const char *sftp_direct;	/* -D; NULL unless given */
 	const char *ssh_config;		/* last -F, or NULL */
 	const char *identity;		/* last -i, or NULL */

@@ -339,7 +339,7 @@ sshcfg_load(const struct fscp_opts *opts, const char *user, const char *host,
 {
 	struct strv av = { 0 };
 	const char *prog = opts != NULL && opts->ssh_program != NULL ?
-	    opts->ssh_program : "ssh";
+	    opts->ssh_program : FSCP_SSH_PROGRAM;
 	struct passwd *pw;
 	char *text = NULL;
 	int rc;

@@ -252,7 +252,7 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 	if (o->sftp_direct != NULL) {
 		in.legacy_or_special = true;
 		in.special_why = "-D runs an SFTP server directly";
-	} else if (strcmp(prog, "ssh") != 0) {
+	} else if (strcmp(prog, "ssh") != 0 && strcmp(o->ssh_program, FSCP_SSH_PROGRAM) != 0) {
 		/* The user's -S program may do anything (a wrapper, a jump, a
 		 * log): going around it would not be what they asked for. */
 		in.legacy_or_special = true;

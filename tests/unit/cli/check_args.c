@@ -279,7 +279,7 @@ START_TEST(test_defaults)
 	struct fscp_opts o;
 
 	ck_assert_int_eq(parse(argv, &o), ARGS_OK);
-	ck_assert_str_eq(o.ssh_program, "ssh");
+	ck_assert_str_eq(o.ssh_program, FSCP_SSH_PROGRAM);
 	ck_assert_ptr_null(o.sftp_direct);
 	ck_assert_ptr_null(o.ssh_config);
 	ck_assert_ptr_null(o.identity);
