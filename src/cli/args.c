@@ -9,15 +9,19 @@
 #include "util/log.h"
 #include "util/number.h"
 #include "policy/route.h"
+#include "policy/fscpconf.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* scp 9.2's getopt string, kept verbatim so the scanner agrees with scp on
  * which letters take an argument (M: is accepted but then rejected). */
@@ -104,6 +108,9 @@ args_fail(struct fscp_opts *o, enum args_status st, const char *fmt, ...)
 	return st;
 }
 
+/* args_fail for a bad FSCP_* value: -1, the message in diag. */
+#define args_env_bad(o, ...) (args_fail((o), ARGS_USAGE, __VA_ARGS__), -1)
+
 static enum args_status
 args_sftp_option(struct fscp_opts *o, const char *arg)
 {
@@ -152,8 +159,11 @@ args_parse(int argc, char **argv, struct fscp_opts *o)
 	 * meaning, and "-- --version" or "a --version" stay operands.  No -V:
 	 * a letter could cluster ("-rV a b" would exit 0 having copied
 	 * nothing) and is OpenSSH's to assign some day. */
-	if (argc > 1 && strcmp(argv[1], "--version") == 0)
+	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+		if (argc > 2)
+			return args_fail(o, ARGS_USAGE, "--version takes no arguments");
 		return ARGS_VERSION;
+	}
 
 	while ((c = args_next(argc, argv, &st, o->diag, sizeof(o->diag))) != -1) {
 		switch (c) {
@@ -303,36 +313,124 @@ args_usage(const char *prog, char *buf, size_t len)
 	return buf;
 }
 
-void
+/* A variable's value; NULL when unset or empty (empty means unset). */
+static const char *
+args_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* FSCP_SSM_DIRECT: off, auto, or a host name or address to try (IPv6 bare,
+ * without brackets): nothing that could read as an option or hold a space. */
+static bool
+args_hostlike(const char *v)
+{
+	if (*v == '-' || *v == '.')
+		return false;
+	for (; *v != '\0'; v++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789.-_:%", *v) == NULL)
+			return false;
+	return true;
+}
+
+int
 args_read_env(struct fscp_opts *o)
 {
-	const char *v = getenv("FSCP_ROUTE");
-	enum route_force f;
+	const char *v, *err;
+	enum route_force f = ROUTE_FORCE_AUTO;
 	char *end;
 
-	if (route_force_parse(v, &f) != 0) {
-		log_verbose("FSCP_ROUTE=%s not understood; using auto", v);
-		f = ROUTE_FORCE_AUTO;
+	o->route_force = ROUTE_FORCE_AUTO;
+	o->route_force_set = false;
+	if ((v = args_env("FSCP_ROUTE")) != NULL) {
+		if (route_force_parse(v, &f) != 0)
+			return args_env_bad(o, "FSCP_ROUTE: \"%s\" is not one of auto, "
+			    "standard, bypass", v);
+		o->route_force = f;
+		o->route_force_set = true;
 	}
-	o->route_force = f;
 	o->connections = 0;
-	if ((v = getenv("FSCP_CONNECTIONS")) != NULL && *v != '\0') {
-		long n = strtol(v, &end, 10);
+	if ((v = args_env("FSCP_CONNECTIONS")) != NULL) {
+		long long n = number_strtonum(v, 1, ROUTE_MAX_CONNS, &err);
 
-		if (*end != '\0' || n < 1 || n > ROUTE_MAX_CONNS)
-			log_verbose("FSCP_CONNECTIONS=%s ignored (1..%d)", v, ROUTE_MAX_CONNS);
-		else
-			o->connections = (int)n;
+		if (err != NULL)
+			return args_env_bad(o, "FSCP_CONNECTIONS: \"%s\" is not a number "
+			    "from 1 to %d", v, ROUTE_MAX_CONNS);
+		o->connections = (int)n;
 	}
-	v = getenv("FSCP_SSM_DIRECT");
-	o->ssm_direct = v != NULL && *v != '\0' && strcmp(v, "auto") != 0 ? v : NULL;
+	o->ssm_direct = NULL;
+	if ((v = args_env("FSCP_SSM_DIRECT")) != NULL && strcmp(v, "auto") != 0) {
+		if (!args_hostlike(v))
+			return args_env_bad(o, "FSCP_SSM_DIRECT: \"%s\" is not auto, off, "
+			    "a host name or an address", v);
+		o->ssm_direct = v;
+	}
 	o->ssm_start_cpu_s = 0;
-	if ((v = getenv("FSCP_SSM_START_CPU")) != NULL && *v != '\0') {
+	if ((v = args_env("FSCP_SSM_START_CPU")) != NULL) {
 		double d = strtod(v, &end);
 
-		if (*end != '\0' || !(d >= 0 && d <= 60))
-			log_verbose("FSCP_SSM_START_CPU=%s ignored (seconds, 0..60)", v);
-		else
-			o->ssm_start_cpu_s = d;
+		/* strtod also takes " 1", "inf", "0x1p2": seconds are digits */
+		if (strspn(v, "0123456789.") != strlen(v) || *end != '\0' ||
+		    !(d >= 0 && d <= 60))
+			return args_env_bad(o, "FSCP_SSM_START_CPU: \"%s\" is not a number "
+			    "of seconds from 0 to 60", v);
+		o->ssm_start_cpu_s = d;
 	}
+	o->verbose_route = false;
+	if ((v = args_env("FSCP_VERBOSE")) != NULL) {
+		if (strcmp(v, "route") != 0)
+			return args_env_bad(o, "FSCP_VERBOSE: \"%s\" is not route", v);
+		o->verbose_route = true;
+	}
+	return 0;
+}
+
+/* One setting file: the variable's path (must exist), else the default. */
+static int
+args_config_file(struct fscp_opts *o, const char *var, const char *dflt,
+    struct fscpconf_file *f)
+{
+	const char *path = args_env(var);
+	char err[sizeof(o->diag) - 64];
+	int rc = fscpconf_read(path != NULL ? path : dflt, path != NULL, f, err, sizeof(err));
+
+	if (rc == 0)
+		return 0;
+	/* A file that cannot be read says which variable named it. */
+	if (rc == -2 && path != NULL)
+		return args_env_bad(o, "%s: %s", var, err);
+	return args_env_bad(o, "%s", err);
+}
+
+int
+args_read_config(struct fscp_opts *o, struct fscpconf *conf)
+{
+	const char *xdg = args_env("XDG_CONFIG_HOME"), *home = args_env("HOME");
+	struct passwd *pw;
+	char *user;
+	int rc;
+
+	memset(conf, 0, sizeof(*conf));
+	if (args_config_file(o, "FSCP_SYSTEM_CONFIG", FSCP_SYSCONFDIR "/fscp/config",
+	    &conf->sys) != 0)
+		return -1;
+	/* The XDG base directory rules: a relative XDG_CONFIG_HOME is ignored. */
+	if (xdg != NULL && xdg[0] == '/') {
+		user = xasprintf("%s/fscp/config", xdg);
+	} else {
+		if (home == NULL && (pw = getpwuid(getuid())) != NULL)
+			home = pw->pw_dir;
+		user = xasprintf("%s/.config/fscp/config", home != NULL ? home : "");
+	}
+	rc = args_config_file(o, "FSCP_CONFIG", user, &conf->user);
+	free(user);
+	if (rc != 0) {
+		fscpconf_free(conf);
+		return -1;
+	}
+	o->conf = conf;
+	return 0;
 }

@@ -17,6 +17,7 @@
 #include "util/strv.h"
 #include "util/xmalloc.h"
 #include "policy/operand.h"
+#include "policy/fscpconf.h"
 #include "transport/sshproc.h"
 #include "session/session.h"
 #include "engine/bwlimit.h"
@@ -538,6 +539,7 @@ int
 main(int argc, char **argv)
 {
 	struct fscp_opts o;
+	struct fscpconf conf;
 	struct run r = { .o = &o };
 	enum args_status st;
 	char usage[1024];
@@ -568,9 +570,17 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
-	args_read_env(&o);
+	if (args_read_env(&o) != 0) {
+		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
+		exit(1);
+	}
+	log_set_route(o.verbose_route);
 	if (o.server_to || o.server_from)
 		exit(scp_legacy_server(&o));
+	if (args_read_config(&o, &conf) != 0) {
+		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
+		exit(1);
+	}
 
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);
@@ -586,5 +596,6 @@ main(int argc, char **argv)
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);
+	fscpconf_free(&conf);
 	return log_errors() != 0 ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 #include "cli/version.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <libssh/libssh.h>
 #include <openssl/crypto.h>
 #include <zlib.h>
@@ -11,9 +12,12 @@ const char *
 version_text(char *buf, size_t len)
 {
 	/* ssh_version(0) never fails; it names libssh's crypto and zlib
-	 * builds too ("0.10.6/openssl/zlib"). */
-	snprintf(buf, len, "%s %s\nlibssh %s\n%s\nzlib %s\n",
-	    PACKAGE_NAME, PACKAGE_VERSION, ssh_version(0),
+	 * builds too ("0.10.6/openssl/zlib"), which the next lines give with
+	 * their versions: only its own version here. */
+	const char *ssh = ssh_version(0);
+
+	snprintf(buf, len, "%s %s\nlibssh %.*s\n%s\nzlib %s\n",
+	    PACKAGE_NAME, PACKAGE_VERSION, (int)strcspn(ssh, "/"), ssh,
 	    OpenSSL_version(OPENSSL_VERSION), zlibVersion());
 	return buf;
 }

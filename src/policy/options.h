@@ -9,6 +9,8 @@
 
 #include "util/strv.h"
 
+struct fscpconf;
+
 struct fscp_opts {
 	/* Options handed to ssh, in command-line order, exactly as scp appends
 	 * them to its ssh argv: -4 -6 -A -C -v -q, "-c" x, "-i" x, "-F" x,
@@ -44,8 +46,13 @@ struct fscp_opts {
 	unsigned sftp_nrequests;	/* -X nrequests=N; 0 = default */
 
 	/* fscp's own knobs, read from the environment once (args_read_env):
-	 * FSCP_ROUTE, FSCP_CONNECTIONS, FSCP_SSM_DIRECT, FSCP_SSM_START_CPU. */
+	 * FSCP_ROUTE, FSCP_CONNECTIONS, FSCP_SSM_DIRECT, FSCP_SSM_START_CPU,
+	 * FSCP_VERBOSE. */
 	int route_force;		/* enum route_force */
+	bool route_force_set;		/* FSCP_ROUTE was given (not empty) */
+	bool verbose_route;		/* FSCP_VERBOSE=route: route lines without -v */
+	/* The per-host route setting files (args_read_config); NULL: none read. */
+	const struct fscpconf *conf;
 	int connections;		/* 1..ROUTE_MAX_CONNS; 0: fscp chooses */
 	const char *ssm_direct;		/* "off", an address, or NULL (auto) */
 	double ssm_start_cpu_s;		/* CPU one aws CLI start burns; 0: default */

@@ -425,7 +425,11 @@ route_decide(const struct route_input *in, struct route_decision *out)
 	route_format_bytes(in->bytes, size, sizeof(size));
 
 	if (in->force == ROUTE_FORCE_STANDARD) {
-		standard(out, "route forced to standard by the environment");
+		char why[200];
+
+		snprintf(why, sizeof(why), "route forced to standard by %s",
+		    in->force_why != NULL ? in->force_why : "the environment");
+		standard(out, why);
 		return;
 	}
 	if (in->legacy_or_special) {

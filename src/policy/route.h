@@ -66,6 +66,8 @@ struct route_input {
 	int cores;		/* local CPUs (0: one) */
 	double ssm_start_cpu_s;	/* CPU time of one SSM CLI start; 0: the default */
 	enum route_force force;
+	const char *force_why;	/* who set force, e.g. "FSCP_ROUTE=standard"
+				   (NULL: "the environment") */
 	bool legacy_or_special;	/* -O, -D, -S non-ssh, -3 ... → standard */
 	bool one_stream;	/* the legacy protocol on an exec channel: no
 				   deciding again later */

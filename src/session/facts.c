@@ -21,6 +21,7 @@
 #include "util/proc.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
+#include "policy/fscpconf.h"
 #include "transport/sshconn.h"
 #include "session/pool.h"
 
@@ -242,7 +243,13 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 
 	memset(f, 0, sizeof(*f));
 
-	in.force = (enum route_force)o->route_force;
+	bool from_file;
+
+	in.force = fscpconf_route(o->conf, host, o->route_force_set,
+	    (enum route_force)o->route_force, f->force_why, sizeof(f->force_why), &from_file);
+	in.force_why = f->force_why[0] != '\0' ? f->force_why : NULL;
+	if (from_file)
+		log_route("route setting for %s: %s", host, f->force_why);
 	in.connections_wanted = want > 0 ? want : o->connections;
 	in.cores = proc_cores();
 	in.ssm_start_cpu_s = o->ssm_start_cpu_s;
@@ -313,7 +320,7 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 		}
 	}
 	route_decide(&in, &f->d);
-	log_verbose("route %s: %s", route_name(f->d.kind), f->d.reason);
+	log_route("route %s: %s", route_name(f->d.kind), f->d.reason);
 	f->in = in;
 	f->ssm = ssm;
 	f->direct = direct;

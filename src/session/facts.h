@@ -19,6 +19,7 @@ struct facts {
 	struct proxycmd_ssm ssm;	/* when in.ssm */
 	char *direct;		/* the probed ssm-direct address, or NULL */
 	char why[512];		/* in.direct_why's text */
+	char force_why[384];	/* in.force_why's text */
 };
 
 /* Gather for [user@]host:port and about bytes (-1 unknown), decide, and

@@ -121,7 +121,7 @@ session_open_bypass(struct session *s, const struct fscp_opts *o, const struct p
 	if (!(staged && had > 0))
 		first_failed = pool_wait(b, staged);
 	if (had == 0 && first_failed) {
-		log_verbose("bypass failed: %s; falling back to the standard route",
+		log_route("bypass failed: %s; falling back to the standard route",
 		    pool_first_error(b));
 		session_pool_end(s, false);	/* closes them all */
 		return 0;
@@ -228,13 +228,13 @@ session_spec_lists(struct session *s, const struct fscp_opts *o)
 		session_take_done(s);
 	}
 	if (s->nconns == 0) {
-		log_verbose("bypass failed: %s; falling back to the standard route",
+		log_route("bypass failed: %s; falling back to the standard route",
 		    pool_first_error(b));
 		session_pool_end(s, false);
 		return false;
 	}
 	session_pool_end(s, false);
-	log_verbose("route fresh: the server's first bytes came after %.1f ms: the bypass "
+	log_route("route fresh: the server's first bytes came after %.1f ms: the bypass "
 	    "connection lists, without ssh", ms);
 	session_say_for_ssh(s->cfg, false, s->ssh, s->nconns);
 	s->route = ROUTE_FRESH;
@@ -657,10 +657,10 @@ session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
 	    (f.d.kind == ROUTE_FRESH || f.d.kind == ROUTE_SSM_DIRECT)) {
 		ok = session_exec_connect(x, o, &f, cmd, err, sizeof(err));
 		if (!ok)
-			log_verbose("bypass failed: %s; falling back to the standard route",
+			log_route("bypass failed: %s; falling back to the standard route",
 			    err[0] ? pool_one_line(err) : "connection failed");
 	} else if (f.d.kind != ROUTE_STANDARD) {
-		log_verbose("route standard: the legacy protocol has one stream");
+		log_route("route standard: the legacy protocol has one stream");
 	}
 	if (!ok) {
 		facts_free(&f);
@@ -712,10 +712,10 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
 		session_pool_end(s, false);	/* a speculative one, cut short */
 		if (listed_bypass)
-			log_verbose("route fresh: %s; the connection that listed carries it",
+			log_route("route fresh: %s; the connection that listed carries it",
 			    d.reason);
 		else
-			log_verbose("route stays standard: %s", d.reason);
+			log_route("route stays standard: %s", d.reason);
 		return false;
 	}
 	/* Fresh: the ssh connection is one of them already.  Proxied: the
@@ -733,14 +733,14 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (near_only && listed_bypass) {
 		want = near - 1;
 		if (want <= 0) {
-			log_verbose("route fresh: %s (after listing); the server answers in %.2f ms "
+			log_route("route fresh: %s (after listing); the server answers in %.2f ms "
 			    "and this machine has %d cores: the connection that listed carries it",
 			    d.reason, rtt, in.cores);
 			session_pool_end(s, false);
 			free(proxy);
 			return false;
 		}
-		log_verbose("route fresh: %s (after listing); the server answers in %.2f ms and "
+		log_route("route fresh: %s (after listing); the server answers in %.2f ms and "
 		    "this machine has %d cores: the connection that listed and %d more",
 		    d.reason, rtt, in.cores, want);
 	} else if (near_only) {
@@ -749,15 +749,15 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		 * through an ssh process (256 MiB: 0.80 s against 1.1 s).  Open
 		 * what a near server is given; the listing connection rests. */
 		want = near;
-		log_verbose("route %s: %s (after listing); the server answers in %.2f ms and "
+		log_route("route %s: %s (after listing); the server answers in %.2f ms and "
 		    "this machine has %d cores: %d fresh connection%s", route_name(d.kind),
 		    d.reason, rtt, in.cores, near, near == 1 ? "" : "s");
 	} else {
-		log_verbose("route %s: %s (after listing)", route_name(d.kind), d.reason);
+		log_route("route %s: %s (after listing)", route_name(d.kind), d.reason);
 	}
 	if (via_proxy && proxy == NULL) {
 		session_pool_end(s, false);
-		log_verbose("route stays standard: the proxy command cannot be run here");
+		log_route("route stays standard: the proxy command cannot be run here");
 		return false;
 	}
 	/* The one started beside ssh's listing counts; a far server's others
@@ -776,7 +776,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		(void)session_open_bypass(s, o, &h, !near_only);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
-		log_verbose("route standard: no fresh connection came up; the listing one "
+		log_route("route standard: no fresh connection came up; the listing one "
 		    "carries the copy");
 		free(proxy);
 		return false;

@@ -17,32 +17,9 @@
 
 #include "util/strv.h"
 #include "util/xmalloc.h"
+#include "policy/fscpconf.h"	/* fscpconf_glob: ssh's match_pattern */
 
 /* ---- names and patterns (pure) ------------------------------------- */
-
-/* OpenSSH's match_pattern(): '*' any run, '?' one character. */
-static bool
-pattern_match(const char *s, const char *p)
-{
-	for (;;) {
-		if (*p == '\0')
-			return *s == '\0';
-		if (*p == '*') {
-			while (*p == '*')
-				p++;
-			if (*p == '\0')
-				return true;
-			for (; *s != '\0'; s++)
-				if (pattern_match(s, p))
-					return true;
-			return false;
-		}
-		if (*s == '\0' || (*p != '?' && *p != *s))
-			return false;
-		s++;
-		p++;
-	}
-}
 
 int
 hostkey_match_list(const char *host, const char *patterns)
@@ -57,7 +34,7 @@ hostkey_match_list(const char *host, const char *patterns)
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool neg = *tok == '!';
 
-		if (!pattern_match(h, neg ? tok + 1 : tok))
+		if (!fscpconf_glob(h, neg ? tok + 1 : tok))
 			continue;
 		if (neg) {
 			ret = -1;	/* a negated match rules the line out */

@@ -2,6 +2,7 @@
 #include "util/log.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 static const char *progname = "fscp";
 static int verbosity;
+static bool route_lines;	/* FSCP_VERBOSE=route */
 static atomic_int nerrors;
 /* Workers report from several threads: one lock keeps lines whole. */
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -111,10 +113,9 @@ log_verbose(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (verbosity < 1)
-		return;
 	va_start(ap, fmt);
-	emit("fscp", "\n", fmt, ap);
+	if (verbosity >= 1)
+		emit("fscp", "\n", fmt, ap);
 	va_end(ap);
 }
 
@@ -127,5 +128,22 @@ log_debug(int level, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	emit("fscp: debug", "\n", fmt, ap);
+	va_end(ap);
+}
+
+void
+log_set_route(bool on)
+{
+	route_lines = on;
+}
+
+void
+log_route(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (verbosity >= 1 || route_lines)
+		emit("fscp", "\n", fmt, ap);
 	va_end(ap);
 }

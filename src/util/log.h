@@ -7,11 +7,14 @@
  *    counts as copied.
  *  - log_runerr: scp's run_err(), "msg\n" with no prefix; counts an error.
  *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.
+ *    log_route: the same for the route and its reason, also shown without
+ *    -v when log_set_route(true) (FSCP_VERBOSE=route).
  */
 #ifndef FSCP_LOG_H
 #define FSCP_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #if defined(__GNUC__)
 #define FSCP_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -31,6 +34,8 @@ void log_verror(const char *fmt, va_list ap) FSCP_PRINTF(1, 0);
 void log_fatal(const char *fmt, ...) FSCP_PRINTF(1, 2) FSCP_NORETURN;
 void log_runerr(const char *fmt, ...) FSCP_PRINTF(1, 2);
 void log_verbose(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_route(const char *fmt, ...) FSCP_PRINTF(1, 2);
+void log_set_route(bool on);
 void log_debug(int level, const char *fmt, ...) FSCP_PRINTF(2, 3);
 
 /* Number of errors counted so far (log_error and log_runerr count). */

@@ -40,8 +40,9 @@ if [ "$rc" = 0 ] &&
 	grep -Eq '^libssh [0-9]+\.[0-9]+\.[0-9]+' <<<"$out" &&
 	grep -Eq '^OpenSSL [0-9]+\.[0-9]+' <<<"$out" &&
 	grep -Eq '^zlib [0-9]+\.[0-9]+' <<<"$out" &&
-	[ "$(wc -l <<<"$out")" = 4 ]; then
-	pass "--version: exit 0, fscp $version and the three libraries"
+	[ "$(wc -l <<<"$out")" = 4 ] &&
+	! grep -q / <<<"$out"; then
+	pass "--version: exit 0, fscp $version and the three libraries, each once"
 else
 	fail "--version: exit $rc, printed:"$'\n'"$out"
 fi
@@ -65,6 +66,25 @@ if [ -w /dev/full ]; then
 		pass "--version into a full disk exits non-zero"
 	fi
 fi
+
+# ---- --version takes nothing after it: a usage error, nothing copied ----
+extra_dir=$(mktemp -d "${TMPDIR:-/tmp}/fscp-version-extra.XXXXXX") || exit 99
+echo data >"$extra_dir/a"
+usage=$(cd "$extra_dir" && "$FSCP" -Z 2>&1 >/dev/null | sed 1d)
+for extra in "extra" "a b" "--version" "-r"; do
+	# shellcheck disable=SC2086 # the words are meant to split
+	err=$(cd "$extra_dir" && "$FSCP" --version $extra 2>&1 >"$extra_dir/out")
+	rc=$?
+	want="$FSCP: --version takes no arguments"$'\r'$'\n'"$usage"
+	if [ "$rc" = 1 ] && [ "$err" = "$want" ] && [ ! -s "$extra_dir/out" ] &&
+		[ "$(cd "$extra_dir" && ls -A)" = "a
+out" ]; then
+		pass "--version $extra: usage error, exit 1, nothing printed on stdout or copied"
+	else
+		fail "--version $extra: exit $rc, stderr:"$'\n'"$err"$'\n'"stdout: $(cat "$extra_dir/out")"
+	fi
+done
+rm -rf "$extra_dir"
 
 # ---- everything else is scp's grammar ----
 work=$(mktemp -d "${TMPDIR:-/tmp}/fscp-version.XXXXXX") || exit 99

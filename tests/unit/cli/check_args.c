@@ -20,6 +20,7 @@
 #include "../check_main.h"
 #include "cli/args.h"
 #include "cli/version.h"
+#include "policy/route.h"
 
 #define MAXARGS 24
 
@@ -119,7 +120,13 @@ static const struct grammar_case grammar[] = {
 	/* --version: only as the whole first word; anywhere else scp's
 	 * grammar applies (an operand, or the unknown option "-") */
 	{ { "scp", "--version" }, ARGS_VERSION, "", 0, NULL, NULL },
-	{ { "scp", "--version", "a", "b" }, ARGS_VERSION, "", 0, NULL, NULL },
+	/* ... and alone: words after it are a usage error, not ignored */
+	{ { "scp", "--version", "a", "b" }, ARGS_USAGE, "--version takes no arguments", 0,
+	    NULL, NULL },
+	{ { "scp", "--version", "--version" }, ARGS_USAGE, "--version takes no arguments", 0,
+	    NULL, NULL },
+	{ { "scp", "--version", "" }, ARGS_USAGE, "--version takes no arguments", 0, NULL,
+	    NULL },
 	{ { "scp", "--", "--version", "x" }, ARGS_OK, "", 2, "--version", "" },
 	{ { "scp", "a", "--version" }, ARGS_OK, "", 2, "a", "" },
 	{ { "scp", "-o", "--version", "a", "b" }, ARGS_OK, "", 2, "a", "-o|--version" },
@@ -417,10 +424,14 @@ START_TEST(test_version_text)
 {
 	char buf[512], want[512];
 
-	snprintf(want, sizeof(want), "fscp %s\nlibssh %s\n%s\nzlib %s\n", PACKAGE_VERSION,
-	    ssh_version(0), OpenSSL_version(OPENSSL_VERSION), zlibVersion());
+	/* libssh's own version only: "0.10.6", not "0.10.6/openssl/zlib",
+	 * whose crypto and zlib the next two lines give */
+	snprintf(want, sizeof(want), "fscp %s\nlibssh %.*s\n%s\nzlib %s\n", PACKAGE_VERSION,
+	    (int)strcspn(ssh_version(0), "/"), ssh_version(0),
+	    OpenSSL_version(OPENSSL_VERSION), zlibVersion());
 	ck_assert_str_eq(version_text(buf, sizeof(buf)), want);
 	ck_assert(strncmp(strchr(buf, '\n') + 1, "libssh 0.", 9) == 0);
+	ck_assert_ptr_null(strchr(buf, '/'));
 	ck_assert_ptr_nonnull(strstr(buf, "\nOpenSSL "));
 	ck_assert_ptr_nonnull(strstr(buf, "\nzlib 1."));
 	/* cut short, still a string */
@@ -486,7 +497,8 @@ START_TEST(test_real_scp)
 
 	/* Only cases that make scp stop before touching any file; --version
 	 * is fscp's own (test_real_scp_version). */
-	if (c->st == ARGS_OK || c->st == ARGS_VERSION || !real_scp_is_92())
+	if (c->st == ARGS_OK || c->st == ARGS_VERSION || !real_scp_is_92() ||
+	    (c->argv[1] != NULL && strcmp(c->argv[1], "--version") == 0))
 		return;
 	st = parse(c->argv, &o);
 	want[0] = '\0';
@@ -518,6 +530,110 @@ START_TEST(test_real_scp_version)
 }
 END_TEST
 
+/* ---- FSCP_* variables ---- */
+
+static const char *const env_vars[] = { "FSCP_ROUTE", "FSCP_CONNECTIONS", "FSCP_SSM_DIRECT",
+	"FSCP_SSM_START_CPU", "FSCP_VERBOSE", NULL };
+
+struct env_case {
+	const char *var, *value;
+	const char *diag;	/* NULL: accepted */
+};
+
+static const struct env_case env_cases[] = {
+	{ "FSCP_ROUTE", "standard", NULL },
+	{ "FSCP_ROUTE", "bypass", NULL },
+	{ "FSCP_ROUTE", "auto", NULL },
+	{ "FSCP_ROUTE", "never", NULL },
+	{ "FSCP_ROUTE", "standrad", "FSCP_ROUTE: \"standrad\" is not one of auto, standard, bypass" },
+	{ "FSCP_ROUTE", " standard", "FSCP_ROUTE: \" standard\" is not one of auto, standard, bypass" },
+	{ "FSCP_CONNECTIONS", "1", NULL },
+	{ "FSCP_CONNECTIONS", "64", NULL },
+	{ "FSCP_CONNECTIONS", "abc", "FSCP_CONNECTIONS: \"abc\" is not a number from 1 to 64" },
+	{ "FSCP_CONNECTIONS", "0", "FSCP_CONNECTIONS: \"0\" is not a number from 1 to 64" },
+	{ "FSCP_CONNECTIONS", "65", "FSCP_CONNECTIONS: \"65\" is not a number from 1 to 64" },
+	{ "FSCP_CONNECTIONS", "4x", "FSCP_CONNECTIONS: \"4x\" is not a number from 1 to 64" },
+	{ "FSCP_SSM_DIRECT", "off", NULL },
+	{ "FSCP_SSM_DIRECT", "10.0.0.5", NULL },
+	{ "FSCP_SSM_DIRECT", "fe80::1%eth0", NULL },
+	{ "FSCP_SSM_DIRECT", "db-1.example.com", NULL },
+	{ "FSCP_SSM_DIRECT", "a b", "FSCP_SSM_DIRECT: \"a b\" is not auto, off, a host name or an address" },
+	{ "FSCP_SSM_DIRECT", "-oProxyCommand=x",
+	    "FSCP_SSM_DIRECT: \"-oProxyCommand=x\" is not auto, off, a host name or an address" },
+	{ "FSCP_SSM_DIRECT", "[::1]", "FSCP_SSM_DIRECT: \"[::1]\" is not auto, off, a host name or an address" },
+	{ "FSCP_SSM_START_CPU", "0.3", NULL },
+	{ "FSCP_SSM_START_CPU", "60", NULL },
+	{ "FSCP_SSM_START_CPU", "61", "FSCP_SSM_START_CPU: \"61\" is not a number of seconds from 0 to 60" },
+	{ "FSCP_SSM_START_CPU", "inf", "FSCP_SSM_START_CPU: \"inf\" is not a number of seconds from 0 to 60" },
+	{ "FSCP_SSM_START_CPU", "-1", "FSCP_SSM_START_CPU: \"-1\" is not a number of seconds from 0 to 60" },
+	{ "FSCP_SSM_START_CPU", "1s", "FSCP_SSM_START_CPU: \"1s\" is not a number of seconds from 0 to 60" },
+	{ "FSCP_SSM_START_CPU", ".", "FSCP_SSM_START_CPU: \".\" is not a number of seconds from 0 to 60" },
+	{ "FSCP_VERBOSE", "route", NULL },
+	{ "FSCP_VERBOSE", "all", "FSCP_VERBOSE: \"all\" is not route" },
+};
+#define NENV ((int)(sizeof(env_cases) / sizeof(env_cases[0])))
+
+static void
+env_clear(void)
+{
+	for (int i = 0; env_vars[i] != NULL; i++)
+		unsetenv(env_vars[i]);
+}
+
+START_TEST(test_env_value)
+{
+	const struct env_case *c = &env_cases[_i];
+	struct fscp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	env_clear();
+	setenv(c->var, c->value, 1);
+	if (c->diag == NULL) {
+		ck_assert_msg(args_read_env(&o) == 0, "%s=%s refused: %s", c->var, c->value, o.diag);
+	} else {
+		ck_assert_int_eq(args_read_env(&o), -1);
+		ck_assert_str_eq(o.diag, c->diag);
+	}
+}
+END_TEST
+
+/* What the accepted values set; unset and empty are the defaults. */
+START_TEST(test_env_fields)
+{
+	struct fscp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	env_clear();
+	ck_assert_int_eq(args_read_env(&o), 0);
+	ck_assert_int_eq(o.route_force, ROUTE_FORCE_AUTO);
+	ck_assert(!o.route_force_set && !o.verbose_route);
+	ck_assert_int_eq(o.connections, 0);
+	ck_assert_ptr_null(o.ssm_direct);
+	for (int i = 0; env_vars[i] != NULL; i++)
+		setenv(env_vars[i], "", 1);
+	ck_assert_int_eq(args_read_env(&o), 0);
+	ck_assert(!o.route_force_set && !o.verbose_route);
+	ck_assert_ptr_null(o.ssm_direct);
+	setenv("FSCP_ROUTE", "bypass", 1);
+	setenv("FSCP_CONNECTIONS", "7", 1);
+	setenv("FSCP_SSM_DIRECT", "auto", 1);
+	setenv("FSCP_SSM_START_CPU", "1.5", 1);
+	setenv("FSCP_VERBOSE", "route", 1);
+	ck_assert_int_eq(args_read_env(&o), 0);
+	ck_assert_int_eq(o.route_force, ROUTE_FORCE_BYPASS);
+	ck_assert(o.route_force_set && o.verbose_route);
+	ck_assert_int_eq(o.connections, 7);
+	ck_assert_ptr_null(o.ssm_direct);
+	ck_assert(o.ssm_start_cpu_s == 1.5);
+	setenv("FSCP_ROUTE", "auto", 1);
+	setenv("FSCP_SSM_DIRECT", "off", 1);
+	ck_assert_int_eq(args_read_env(&o), 0);
+	ck_assert_int_eq(o.route_force, ROUTE_FORCE_AUTO);
+	ck_assert(o.route_force_set);
+	ck_assert_str_eq(o.ssm_direct, "off");
+}
+END_TEST
+
 static Suite *
 args_suite(void)
 {
@@ -537,6 +653,11 @@ args_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("helpers");
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("env");
+	tcase_add_loop_test(tc, test_env_value, 0, NENV);
+	tcase_add_test(tc, test_env_fields);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real_scp");
