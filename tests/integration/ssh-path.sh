@@ -2,11 +2,13 @@
 # Which ssh runs: scp 9.2 runs its compiled-in /usr/bin/ssh unless -S names
 # another program, never the first ssh on PATH.  A fake ssh first on PATH
 # (it notes that it ran and fails) must be ignored by scp and fscp alike, on
-# the standard route and on a bypass (whose ssh -G is fscp's own), and -v
+# the standard route and on a bypass (whose ssh -G is fscp's own; through a
+# ProxyJump, whose ssh -W runs the same ssh, as ssh run by its full path
+# runs itself for the jump), and -v
 # names the program as scp does ("Executing: program /usr/bin/ssh host ...").
 # -S still picks the program for both.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/../lib/compare.sh"
+. "$(dirname "$0")/route-lib.sh"
 fscp_test_init
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_VERBOSE
 # The build's default (configure --with-ssh-program); scp's is /usr/bin/ssh.
@@ -36,6 +38,12 @@ fake_ran() {
 	fi
 }
 
+# (The post hook runs while run/<side> holds the side's stderr; scp's first.)
+post_scp_or_fscp() {
+	local side=scp
+	if [ -d "$FSCP_WORK/run/fscp" ]; then side=fscp; fi
+	cp "$FSCP_WORK/run/$side/stderr" "$FSCP_WORK/v.$side"
+}
 setup_up() { fscp_put_file src.bin 300000; }
 setup_down() { fscp_put_file "$SSHD_HOME/remote.bin" 300000; }
 
@@ -49,13 +57,19 @@ fake_ran "forced bypass"
 fscp_compare --name "legacy protocol (-O), fake ssh on PATH" --expect-rc 0 --setup setup_up -- -O src.bin fscp-test:
 fake_ran "legacy protocol"
 
+# ProxyJump: scp's ssh runs the jump as /usr/bin/ssh -W (its own full
+# path); fscp's proxied route runs the same command.
+route_host "jumped" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" "ProxyJump fscp-test"
+FSCP_ROUTE=bypass fscp_compare --name "ProxyJump, forced bypass, fake ssh on PATH" --expect-rc 0 \
+	--setup setup_up --no-stderr --post post_scp_or_fscp -- -v src.bin jumped:
+fake_ran "ProxyJump"
+if grep -q "route proxied" "$FSCP_WORK/v.fscp"; then
+	FSCP_PASSES=$((FSCP_PASSES + 1)); echo "PASS: the ProxyJump copy took the proxied route"
+else
+	FSCP_FAILS=$((FSCP_FAILS + 1)); echo "FAIL: no 'route proxied' under -v: $(grep 'fscp: ' "$FSCP_WORK/v.fscp")"
+fi
+
 # -v: the program scp names, and the route fscp took without PATH's ssh.
-# (The post hook runs while run/<side> holds the side's stderr; scp's first.)
-post_scp_or_fscp() {
-	local side=scp
-	if [ -d "$FSCP_WORK/run/fscp" ]; then side=fscp; fi
-	cp "$FSCP_WORK/run/$side/stderr" "$FSCP_WORK/v.$side"
-}
 FSCP_ROUTE=bypass fscp_compare --name "-v, forced bypass" --no-stderr --expect-rc 0 \
 	--setup setup_up --post post_scp_or_fscp -- -v src.bin fscp-test:
 fake_ran "-v, forced bypass"
