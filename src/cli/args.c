@@ -1,4 +1,6 @@
-/* args: scp's command-line grammar (OpenSSH 9.2 scp.c main()), pure.
+/* args: scp's command-line grammar (OpenSSH 9.2 scp.c main()), pure; then
+ * fscp's own settings: the FSCP_* variables and the route setting files
+ * (args_read_env, args_read_config), each bad value an error for main.
  *
  * The option scanner is our own: glibc getopt permutes arguments and words
  * its diagnostics differently, while scp uses OpenBSD's getopt, which stops
@@ -22,6 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The Makefile passes the configured sysconfdir; a build without it (the
+ * fuzz harnesses) reads /etc. */
+#ifndef FSCP_SYSCONFDIR
+#define FSCP_SYSCONFDIR "/etc"
+#endif
 
 /* scp 9.2's getopt string, kept verbatim so the scanner agrees with scp on
  * which letters take an argument (M: is accepted but then rejected). */
