@@ -535,6 +535,18 @@ on_signal(int sig)
 	_exit(1);
 }
 
+/* A bad FSCP_* value or setting file line: said before anything is
+ * copied, the value escaped as scp's log escapes it, exit 1. */
+static void FSCP_NORETURN
+bad_setting(const char *argv0, const char *diag)
+{
+	char *msg = mtext_vis(diag);
+
+	fprintf(stderr, "%s: %s\r\n", argv0, msg);
+	free(msg);
+	exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -570,17 +582,13 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	log_init(argv[0], o.verbose);
-	if (args_read_env(&o) != 0) {
-		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		exit(1);
-	}
+	if (args_read_env(&o) != 0)
+		bad_setting(argv[0], o.diag);
 	log_set_route(o.verbose_route);
 	if (o.server_to || o.server_from)
 		exit(scp_legacy_server(&o));
-	if (args_read_config(&o, &conf) != 0) {
-		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		exit(1);
-	}
+	if (args_read_config(&o, &conf) != 0)
+		bad_setting(argv[0], o.diag);
 
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);

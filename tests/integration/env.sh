@@ -33,6 +33,8 @@ bad() {
 	rm -f "$SSHD_HOME"/* "$FSCP_WORK"/L/*
 }
 bad FSCP_ROUTE standrad 'FSCP_ROUTE: "standrad" is not one of auto, standard, bypass'
+# escaped as scp's log escapes what it cannot print
+bad FSCP_ROUTE $'by\001pass' 'FSCP_ROUTE: "by\001pass" is not one of auto, standard, bypass'
 bad FSCP_CONNECTIONS abc 'FSCP_CONNECTIONS: "abc" is not a number from 1 to 64'
 bad FSCP_CONNECTIONS 65 'FSCP_CONNECTIONS: "65" is not a number from 1 to 64'
 bad FSCP_SSM_DIRECT 'a b' 'FSCP_SSM_DIRECT: "a b" is not auto, off, a host name or an address'
