@@ -396,14 +396,19 @@ args_read_env(struct fscp_opts *o)
 	return 0;
 }
 
-/* One setting file: the variable's path (must exist), else the default. */
+/* One setting file: the variable's path (must exist), else the default
+ * (var or dflt NULL: none). */
 static int
 args_config_file(struct fscp_opts *o, const char *var, const char *dflt,
     struct fscpconf_file *f)
 {
-	const char *path = args_env(var);
+	const char *path = var != NULL ? args_env(var) : NULL;
 	char err[sizeof(o->diag) - 64];
-	int rc = fscpconf_read(path != NULL ? path : dflt, path != NULL, f, err, sizeof(err));
+	int rc;
+
+	if (path == NULL && dflt == NULL)
+		return 0;
+	rc = fscpconf_read(path != NULL ? path : dflt, path != NULL, f, err, sizeof(err));
 
 	if (rc == 0)
 		return 0;
@@ -422,9 +427,13 @@ args_read_config(struct fscp_opts *o, struct fscpconf *conf)
 	int rc;
 
 	memset(conf, 0, sizeof(*conf));
-	if (args_config_file(o, "FSCP_SYSTEM_CONFIG", FSCP_SYSCONFDIR "/fscp/config",
-	    &conf->sys) != 0)
+	/* The installed system file is always read: FSCP_SYSTEM_CONFIG only
+	 * adds one after it, so no environment sets the admin's policy aside. */
+	if (args_config_file(o, NULL, FSCP_SYSCONFDIR "/fscp/config", &conf->sys) != 0 ||
+	    args_config_file(o, "FSCP_SYSTEM_CONFIG", NULL, &conf->sys2) != 0) {
+		fscpconf_free(conf);
 		return -1;
+	}
 	/* The XDG base directory rules: a relative XDG_CONFIG_HOME is ignored. */
 	if (xdg != NULL && xdg[0] == '/') {
 		user = xasprintf("%s/fscp/config", xdg);

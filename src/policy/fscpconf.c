@@ -58,6 +58,7 @@ fscpconf_free(struct fscpconf *c)
 	if (c == NULL)
 		return;
 	fscpconf_file_free(&c->sys);
+	fscpconf_file_free(&c->sys2);
 	fscpconf_file_free(&c->user);
 }
 
@@ -306,13 +307,19 @@ enum route_force
 fscpconf_route(const struct fscpconf *c, const char *host, bool env_set, enum route_force env,
     char *why, size_t len, bool *from_file)
 {
+	const struct fscpconf_file *sysf = c != NULL ? &c->sys : NULL;
 	const struct fscpconf_rule *sys = c != NULL ? fscpconf_lookup(&c->sys, host) : NULL;
 	const struct fscpconf_rule *user = c != NULL ? fscpconf_lookup(&c->user, host) : NULL;
+
+	if (c != NULL && sys == NULL) {
+		sysf = &c->sys2;
+		sys = fscpconf_lookup(sysf, host);
+	}
 
 	*from_file = false;
 	why[0] = '\0';
 	if (sys != NULL && sys->route == ROUTE_FORCE_STANDARD) {
-		fscpconf_say(&c->sys, sys, why, len);
+		fscpconf_say(sysf, sys, why, len);
 		*from_file = true;
 		return sys->route;
 	}
@@ -321,7 +328,7 @@ fscpconf_route(const struct fscpconf *c, const char *host, bool env_set, enum ro
 		return env;
 	}
 	if (user != NULL || sys != NULL) {
-		const struct fscpconf_file *f = user != NULL ? &c->user : &c->sys;
+		const struct fscpconf_file *f = user != NULL ? &c->user : sysf;
 		const struct fscpconf_rule *r = user != NULL ? user : sys;
 
 		fscpconf_say(f, r, why, len);

@@ -13,7 +13,9 @@
  * the first Host apply to every host.  In each file the first Route that
  * applies to a host wins, as in ssh_config.
  *
- * Which setting wins for a host (fscpconf_route):
+ * Which setting wins for a host (fscpconf_route), "the system file" being
+ * its first Route for the host in SYSCONFDIR/fscp/config, then in
+ * FSCP_SYSTEM_CONFIG's file:
  *   1. Route standard in the system file: binding, nothing overrides it
  *   2. FSCP_ROUTE (when set and not empty)
  *   3. the user's file
@@ -42,8 +44,11 @@ struct fscpconf_file {
 	size_t nrules;
 };
 
+/* sys: the system's file; sys2: FSCP_SYSTEM_CONFIG's, read after it with
+ * the same authority, so that a policy can be tried or tested without
+ * ever setting aside the installed one. */
 struct fscpconf {
-	struct fscpconf_file sys, user;
+	struct fscpconf_file sys, sys2, user;
 };
 
 /* Parse text, the contents of path (for messages).  0, or -1 with err set

@@ -160,6 +160,7 @@ struct prec_case {
 	enum route_force want;
 	const char *why;
 	bool from_file;
+	const char *sys2;	/* FSCP_SYSTEM_CONFIG's file, NULL: none */
 };
 
 static const struct prec_case precs[] = {
@@ -196,6 +197,17 @@ static const struct prec_case precs[] = {
 	/* negation */
 	{ "Host db-* !db-test\nRoute standard\n", NULL, true, ROUTE_FORCE_BYPASS, "db-test",
 	    ROUTE_FORCE_BYPASS, "FSCP_ROUTE=bypass", false },
+	/* FSCP_SYSTEM_CONFIG's file binds as the installed one does ... */
+	{ NULL, "Host *\nRoute bypass\n", true, ROUTE_FORCE_BYPASS, "db-1", ROUTE_FORCE_STANDARD,
+	    "Route standard (Host db-*) in sys2 line 2", true, "Host db-*\nRoute standard\n" },
+	/* ... but never sets the installed one aside: its first Route comes first */
+	{ "Host db-*\nRoute standard\n", NULL, true, ROUTE_FORCE_BYPASS, "db-1",
+	    ROUTE_FORCE_STANDARD, "Route standard (Host db-*) in sys line 2", true,
+	    "Host *\nRoute bypass\n" },
+	{ "Host db-*\nRoute bypass\n", NULL, false, 0, "db-1", ROUTE_FORCE_BYPASS,
+	    "Route bypass (Host db-*) in sys line 2", true, "Host *\nRoute standard\n" },
+	{ "Host db-*\nRoute standard\n", NULL, false, 0, "web", ROUTE_FORCE_AUTO,
+	    "Route auto in sys2 line 1", true, "Route auto\n" },
 };
 
 START_TEST(test_precedence)
@@ -210,6 +222,8 @@ START_TEST(test_precedence)
 		ck_assert_int_eq(fscpconf_parse("sys", c->sys, &conf.sys, err, sizeof(err)), 0);
 	if (c->user != NULL)
 		ck_assert_int_eq(fscpconf_parse("user", c->user, &conf.user, err, sizeof(err)), 0);
+	if (c->sys2 != NULL)
+		ck_assert_int_eq(fscpconf_parse("sys2", c->sys2, &conf.sys2, err, sizeof(err)), 0);
 	ck_assert_int_eq(fscpconf_route(&conf, c->host, c->env_set, c->env, why, sizeof(why),
 	    &from_file), c->want);
 	ck_assert_str_eq(why, c->why);
