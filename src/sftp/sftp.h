@@ -66,7 +66,9 @@ int sftp_recv(struct sftp_conn *c, struct sftp_reply *r);
 bool sftp_reply_buffered(const struct sftp_conn *c);
 
 /* Synchronous helpers (nothing else may be in flight).  They return an
- * SSH_FX_* status; -1 when the connection failed. */
+ * SSH_FX_* status; -1 when the connection failed.  sftp_realpath and
+ * sftp_readdir_all say what went wrong where OpenSSH's sftp-client does
+ * (its error() lines, not counted as errors): the caller adds scp's own. */
 int sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs *a);
 int sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
@@ -77,8 +79,9 @@ struct sftp_dirent {
 	struct sftp_attrs a;
 };
 /* Read a whole directory (without "." and "..").  Names containing '/'
- * are refused (status SSH_FX_BAD_MESSAGE), since a server must not steer
- * us outside the tree we asked for. */
+ * are skipped ("Server sent suspect path", as OpenSSH's client says), and
+ * empty ones refused (status SSH_FX_BAD_MESSAGE), since a server must not
+ * steer us outside the tree we asked for. */
 int sftp_readdir_all(struct sftp_conn *c, const char *path,
     struct sftp_dirent **out, size_t *count);
 void sftp_dirents_free(struct sftp_dirent *d, size_t count);
