@@ -270,12 +270,18 @@ crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
     const char *targ, const struct crossload_params *p, struct crossload_plan **out)
 {
 	struct crossload_plan *pl = xcalloc(1, sizeof(*pl));
-	char *abs_src = plan_remote_path(src);
-	char *target = plan_remote_path(targ);
+	char *abs_src = plan_remote_path(from, src);
+	char *target = abs_src != NULL ? plan_remote_path(to, targ) : NULL;
 	struct strv matches = { 0 };
 	bool target_is_dir;
 
 	pl->p = *p;
+	if (target == NULL) {
+		/* scp's cleanup_exit(255), after the expand error. */
+		free(abs_src);
+		*out = pl;
+		return from->dead || to->dead ? PLAN_LOST : PLAN_FATAL;
+	}
 	target_is_dir = plan_remote_is_dir(to, target);
 	if (!target_is_dir && p->target_should_be_dir) {
 		log_error("%s: destination is not a directory", targ);

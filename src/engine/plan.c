@@ -110,16 +110,26 @@ plan_fatal_msg(const struct plan *p)
 /* ---- remote helpers ----------------------------------------------------- */
 
 char *
-plan_remote_path(const char *path)
+plan_remote_path(struct sftp_conn *c, const char *path)
 {
+	char *out = NULL;
+
 	if (*path == '\0' || strcmp(path, "~") == 0)
 		return xstrdup(".");
+	if (*path != '~')
+		return xstrdup(path);
 	if (strncmp(path, "~/", 2) == 0) {
 		path += 2;
 		path += strspn(path, "/");
 		return xstrdup(*path ? path : ".");
 	}
-	return xstrdup(path);
+	if (!c->has_expand_path) {
+		log_warn("server expand-path extension is required for ~user paths in SFTP mode");
+		return NULL;
+	}
+	if (sftp_expand_path(c, path, &out) != SSH_FX_OK)
+		return NULL;
+	return out;
 }
 
 bool
@@ -540,8 +550,9 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 		return PLAN_FATAL;
 	}
 	attrs_from_stat(&a, &st);
+	if ((target = plan_remote_path(p->c, targ)) == NULL)
+		return plan_lost(p) ? PLAN_LOST : PLAN_FATAL;	/* scp's cleanup_exit(255) */
 	filename = operand_basename(src);
-	target = plan_remote_path(targ);
 	target_is_dir = plan_target_is_dir(p, target);
 	if (plan_lost(p)) {
 		free(target);
@@ -734,8 +745,14 @@ plan_download(struct plan *p, const char *src, const char *dst)
 	struct strv matches = { 0 };
 	struct stat lst;
 	bool dst_is_dir, dst_exists;
-	char *abs_src = plan_remote_path(src);
+	char *abs_src = plan_remote_path(p->c, src);
 
+	if (abs_src == NULL) {
+		if (plan_lost(p))
+			return PLAN_LOST;
+		log_count_error();
+		return PLAN_OK;
+	}
 	if (plan_has_glob(abs_src))
 		plan_remote_glob(p->c, abs_src, &matches);
 	if (matches.n == 0)

@@ -312,28 +312,45 @@ sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a)
 	return sftp_status_of(c, id);
 }
 
-int
-sftp_realpath(struct sftp_conn *c, const char *path, char **out)
+/* OpenSSH's do_realpath_expand(): REALPATH, or expand-path@openssh.com. */
+static int
+sftp_realpath_expand(struct sftp_conn *c, const char *path, bool expand, char **out)
 {
 	uint32_t id = sftp_new_id(c);
 	struct sftp_reply r;
 	struct sftp_attrs a;
+	const char *what = expand ? "expand" : "realpath";
 
-	sftp_msg_path(&c->out, SSH_FXP_REALPATH, id, path);
+	if (expand)
+		sftp_msg_extended_path(&c->out, id, "expand-path@openssh.com", path);
+	else
+		sftp_msg_path(&c->out, SSH_FXP_REALPATH, id, path);
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS) {
-		/* OpenSSH's do_realpath() shows the server's own text. */
+		/* OpenSSH shows the server's own text here. */
 		if (r.msg_len > 0)
-			log_warn("realpath %s: %.*s", path, (int)r.msg_len, (const char *)r.msg);
+			log_warn("%s %s: %.*s", what, path, (int)r.msg_len, (const char *)r.msg);
 		else
-			log_warn("realpath %s: %s", path, sftp_status_text(r.status));
+			log_warn("%s %s: %s", what, path, sftp_status_text(r.status));
 		return sftp_error_status(r.status);
 	}
 	if (r.type != SSH_FXP_NAME || r.count != 1 ||
 	    sftp_reply_next_name(&r, out, NULL, &a) != 0)
 		return sftp_fail(c);
 	return SSH_FX_OK;
+}
+
+int
+sftp_realpath(struct sftp_conn *c, const char *path, char **out)
+{
+	return sftp_realpath_expand(c, path, false, out);
+}
+
+int
+sftp_expand_path(struct sftp_conn *c, const char *path, char **out)
+{
+	return sftp_realpath_expand(c, path, true, out);
 }
 
 void

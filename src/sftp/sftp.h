@@ -73,6 +73,9 @@ int sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_at
 int sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_realpath(struct sftp_conn *c, const char *path, char **out);
+/* expand-path@openssh.com (c->has_expand_path): "~user/x" as the server
+ * sees it. */
+int sftp_expand_path(struct sftp_conn *c, const char *path, char **out);
 
 struct sftp_dirent {
 	char *name;
