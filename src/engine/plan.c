@@ -309,7 +309,7 @@ walk_tree(struct plan *p, const struct walk_ops *ops, const char *src, const cha
 	enum walk_kind kind;
 	int ret = 0;
 
-	if (depth > PLAN_MAX_DEPTH) {
+	if (depth >= PLAN_MAX_DEPTH) {
 		log_error("Maximum directory depth exceeded: %d levels", depth);
 		return -1;
 	}
@@ -629,8 +629,10 @@ down_enter(struct plan *p, const char **src, const char **dst, char **canon,
 		}
 		*src = *canon;
 	}
+	/* Writable while it is filled, as in scp; down_leave() gives it
+	 * its own mode afterwards. */
 	if (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
-		mode = a->perm & 01777;
+		mode = (a->perm & 01777) | S_IWUSR | S_IXUSR;
 	if (mkdir(*dst, mode) == -1 && errno != EEXIST) {
 		log_error("mkdir %s: %s", *dst, strerror(errno));
 		return -1;
@@ -724,11 +726,20 @@ down_other(const char *name, const char *src)
 	log_warn("download \"%s\": not a regular file", src);
 }
 
+/* scp's download_dir_internal() after the contents: times with -p, then
+ * the mode when it differs from the writable one made by down_enter(). */
 static void
 down_leave(struct plan *p, const char *dst, const struct sftp_attrs *a)
 {
-	if (p->preserve && (a->flags & SSH_FILEXFER_ATTR_ACMODTIME))
-		xfer_add_dirfix(p->x, false, dst, a);
+	struct sftp_attrs fix = *a;
+
+	fix.flags &= SSH_FILEXFER_ATTR_ACMODTIME | SSH_FILEXFER_ATTR_PERMISSIONS;
+	if (!p->preserve)
+		fix.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
+	if ((a->perm & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR))
+		fix.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_PERMISSIONS;
+	if (fix.flags != 0)
+		xfer_add_dirfix(p->x, false, dst, &fix);
 }
 
 static const struct walk_ops download_ops = {

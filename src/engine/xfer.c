@@ -1373,8 +1373,12 @@ xfer_fix_dirs(struct xfer *x)
 				{ .tv_sec = d->a.atime }, { .tv_sec = d->a.mtime },
 			};
 
-			if (utimes(d->path, tv) == -1)
-				log_error("Can't set times on \"%s\": %s", d->path, strerror(errno));
+			/* scp's error() lines: said, not counted. */
+			if ((d->a.flags & SSH_FILEXFER_ATTR_ACMODTIME) && utimes(d->path, tv) == -1)
+				log_warn("local set times on \"%s\": %s", d->path, strerror(errno));
+			if ((d->a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) &&
+			    chmod(d->path, d->a.perm & 01777) == -1)
+				log_warn("local chmod directory \"%s\": %s", d->path, strerror(errno));
 		}
 	}
 	return 0;
