@@ -110,6 +110,14 @@ plan_fatal_msg(const struct plan *p)
 /* ---- remote helpers ----------------------------------------------------- */
 
 char *
+plan_dir_marked(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 0 && path[n - 1] == '/' ? xstrdup(path) : xasprintf("%s/", path);
+}
+
+char *
 plan_remote_path(struct sftp_conn *c, const char *path)
 {
 	char *out = NULL;
@@ -796,7 +804,12 @@ plan_download(struct plan *p, const char *src, const char *dst)
 		filename = operand_basename(m);
 		abs_dst = dst_is_dir ? plan_path_join(dst, filename) : xstrdup(dst);
 		if (S_ISDIR(a.perm) && p->recursive) {
-			(void)walk_tree(p, &download_ops, m, abs_dst, &a, NULL, 0);
+			/* glob(3)'s GLOB_MARK: scp names the tree "dir/" until
+			 * its realpath. */
+			char *marked = plan_dir_marked(m);
+
+			(void)walk_tree(p, &download_ops, marked, abs_dst, &a, NULL, 0);
+			free(marked);
 		} else if (!S_ISREG(a.perm)) {
 			/* scp globs with GLOB_MARK: a directory shows a '/'. */
 			size_t ml = strlen(m);

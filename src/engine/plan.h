@@ -47,6 +47,9 @@ char *plan_path_join(const char *dir, const char *name);
  * expand-path@openssh.com.  Returns a new string, or NULL after saying why
  * (c->dead tells whether the connection failed). */
 char *plan_remote_path(struct sftp_conn *c, const char *path);
+/* path with one '/' at its end, as glob(3)'s GLOB_MARK gives a directory
+ * (a new string). */
+char *plan_dir_marked(const char *path);
 /* Whether path names a directory (symlinks followed). */
 bool plan_remote_is_dir(struct sftp_conn *c, const char *path);
 /* True when s has glob(3) wildcards. */

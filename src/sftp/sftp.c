@@ -5,6 +5,7 @@
 #include "util/xmalloc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,17 @@ sftp_realpath_expand(struct sftp_conn *c, const char *path, bool expand, char **
 	return SSH_FX_OK;
 }
 
+const char *
+sftp_handle_errmsg(char buf[SFTP_HANDLE_ERRMSG], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, SFTP_HANDLE_ERRMSG, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
 int
 sftp_realpath(struct sftp_conn *c, const char *path, char **out)
 {
@@ -500,7 +512,10 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
 	if (r.type == SSH_FXP_STATUS) {
-		log_warn("remote readdir(\"%s\"): %s", path, sftp_status_text(r.status));
+		char what[SFTP_HANDLE_ERRMSG];
+
+		log_warn("%s: %s", sftp_handle_errmsg(what, "remote readdir(\"%s\")", path),
+		    sftp_status_text(r.status));
 		return sftp_error_status(r.status);
 	}
 	if (r.type != SSH_FXP_HANDLE)

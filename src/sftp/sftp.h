@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "transport/stream.h"
 #include "sftp/sftp_msg.h"
+#include "util/log.h"
 
 struct sftp_conn {
 	struct fscp_stream stream;
@@ -73,6 +74,12 @@ int sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_at
 int sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_realpath(struct sftp_conn *c, const char *path, char **out);
+/* OpenSSH's get_handle() words a refused OPEN or OPENDIR as "TAG open
+ * \"PATH\"" or "remote readdir(\"PATH\")" in a 256-byte buffer: that part
+ * of the message, so cut, into buf. */
+#define SFTP_HANDLE_ERRMSG 256
+const char *sftp_handle_errmsg(char buf[SFTP_HANDLE_ERRMSG], const char *fmt, ...)
+    FSCP_PRINTF(2, 3);
 /* expand-path@openssh.com (c->has_expand_path): "~user/x" as the server
  * sees it. */
 int sftp_expand_path(struct sftp_conn *c, const char *path, char **out);

@@ -2,8 +2,10 @@
 # Every message of scp 9.2's SFTP mode that this machine can make appear
 # (tests/integration/scp-messages.tsv, one row each), with /usr/bin/scp and
 # with fscp on the same input: stderr byte for byte, exit status and both
-# trees (tests/lib/compare.sh).  Each row runs on the standard route and on
-# a fresh bypass (FSCP_ROUTE=bypass).  A row marked "tested" in the table
+# trees (tests/lib/compare.sh).  Each row runs on the standard route, on a
+# fresh bypass (FSCP_ROUTE=bypass) and, forced to bypass, on an AWS SSM host
+# (ssm-direct for downloads, ssm-parallel for small uploads); rows that need
+# a hostile server run once, behind -D.  A row marked "tested" in the table
 # must have its case here, and a case its row.
 # Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -56,39 +58,72 @@ m_cmp() {
 	shift
 	fscp_compare --name "$ROW ($ROUTE)" --setup "$SETUP" --expect-rc "$rc" -- "$@"
 }
-case_up_nonreg() { SETUP=setup_specials_local m_cmp 0 -r src fscp-test:dst; }
-case_down_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r fscp-test:src dst; }
-case_up_realpath() { SETUP=setup_trees m_cmp 1 -r src fscp-test:/nonexistent-fscp/dir/sub; }
+setup_odd_names() { mkdir -p src; mkfifo "src/a$(printf '\033')b" "src/é" 'src/back\slash'; }
+case_vis_escape() { SETUP=setup_odd_names m_cmp 0 -r src $H:dst; }
+case_msgbuf_cut() { SETUP=setup_trees m_cmp 1 src/small.txt "$H:/nonexistent-fscp/$(printf 'x%.0s' $(seq 1100))"; }
+case_up_nonreg() { SETUP=setup_specials_local m_cmp 0 -r src $H:dst; }
+case_down_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r $H:src dst; }
+case_up_realpath() { SETUP=setup_trees m_cmp 1 -r src $H:/nonexistent-fscp/dir/sub; }
 case_up_canon() { case_up_realpath; }
-case_up_dir_failed() { SETUP=setup_remote_file m_cmp 1 -r src fscp-test:file; }
-case_down_readdir() { have_unlistable || return 77; SETUP=true m_cmp 1 -r "fscp-test:$UNLISTABLE" dst; }
+case_up_dir_failed() { SETUP=setup_remote_file m_cmp 1 -r src $H:file; }
+case_down_readdir() { have_unlistable || return 77; SETUP=true m_cmp 1 -r "$H:$UNLISTABLE" dst; }
 case_down_readdir_failed() { case_down_readdir; }
-case_glob_readdir() { have_unlistable || return 77; SETUP=true m_cmp 1 "fscp-test:$UNLISTABLE/*" dst; }
-case_up_opendir() { have_unlistable || return 77; SETUP=true m_cmp 1 -r "$UNLISTABLE" fscp-test:dst; }
-case_expand_down() { SETUP=setup_trees m_cmp 1 "fscp-test:~$NOUSER/x" fscp-test:src/small.txt dst/; }
-case_expand_up() { SETUP=setup_trees m_cmp 255 src/small.txt "fscp-test:~$NOUSER/x"; }
-case_expand_r2r() { SETUP=setup_trees m_cmp 255 "fscp-test:~$NOUSER/x" fscp-test2:dst/; }
-case_stat_local() { SETUP=setup_trees m_cmp 255 src/missing fscp-test:dst/; }
-case_up_notreg() { SETUP=setup_trees m_cmp 1 src/sub src/small.txt fscp-test:dst/; }
+case_glob_readdir() { have_unlistable || return 77; SETUP=true m_cmp 1 "$H:$UNLISTABLE/*" dst; }
+case_up_opendir() { have_unlistable || return 77; SETUP=true m_cmp 1 -r "$UNLISTABLE" $H:dst; }
+case_expand_down() { SETUP=setup_trees m_cmp 1 "$H:~$NOUSER/x" $H:src/small.txt dst/; }
+case_expand_up() { SETUP=setup_trees m_cmp 255 src/small.txt "$H:~$NOUSER/x"; }
+case_expand_r2r() { SETUP=setup_trees m_cmp 255 "$H:~$NOUSER/x" fscp-test2:dst/; }
+case_stat_local() { SETUP=setup_trees m_cmp 255 src/missing $H:dst/; }
+case_up_notreg() { SETUP=setup_trees m_cmp 1 src/sub src/small.txt $H:dst/; }
 case_up_file_failed() { case_up_notreg; }
-case_up_link_dir() { SETUP=setup_linkdir_local m_cmp 1 -r src fscp-test:dst; }
-case_open_local_up() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt fscp-test:dst/; }
-case_dest_open() { SETUP=setup_trees m_cmp 1 src/small.txt fscp-test:/nonexistent-fscp/dir/x; }
-case_dest_open_slash() { SETUP=setup_trees m_cmp 1 src/small.txt fscp-test:nodir/; }
+case_up_link_dir() { SETUP=setup_linkdir_local m_cmp 1 -r src $H:dst; }
+case_open_local_up() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt $H:dst/; }
+case_dest_open() { SETUP=setup_trees m_cmp 1 src/small.txt $H:/nonexistent-fscp/dir/x; }
+case_dest_open_slash() { SETUP=setup_trees m_cmp 1 src/small.txt $H:nodir/; }
 case_up_exists_notdir() { case_up_dir_failed; }
-case_remote_mkdir() { SETUP=setup_remote_file m_cmp 255 src/small.txt src/empty fscp-test:file; }
-case_up_depth() { SETUP=setup_deep_local m_cmp 1 -r src fscp-test:dst; }
-case_down_depth() { SETUP=setup_deep_remote m_cmp 1 -r fscp-test:src dst; }
-case_glob_nomatch() { SETUP=setup_trees m_cmp 1 fscp-test:src/missing 'fscp-test:src/*.none' fscp-test:src/small.txt dst/; }
-case_down_notreg() { SETUP=setup_fifo_remote m_cmp 1 fscp-test:src/fifo fscp-test:src dst; }
-case_down_link_dir() { SETUP=setup_linkdir_remote m_cmp 1 -r fscp-test:src dst; }
-case_glob_multi() { SETUP=setup_two_remote m_cmp 1 'fscp-test:[ab].txt' file; }
-case_local_mkdir() { SETUP=setup_local_file_remote_tree m_cmp 1 -r fscp-test:src missing/dir; }
-case_open_local_down() { SETUP=setup_local_file_remote_tree m_cmp 1 -r fscp-test:src file; }
-case_remote_open() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "fscp-test:$UNREADABLE" fscp-test:src/small.txt dst/; }
-case_verifydir() { SETUP=setup_two_remote m_cmp 1 fscp-test:a.txt fscp-test:b.txt file; }
-case_dest_notdir() { SETUP=setup_two_remote_file m_cmp 1 fscp-test:a.txt fscp-test:b.txt fscp-test2:file; }
-case_origin_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r fscp-test:src fscp-test2:dst; }
+case_remote_mkdir() { SETUP=setup_remote_file m_cmp 255 src/small.txt src/empty $H:file; }
+case_up_depth() { SETUP=setup_deep_local m_cmp 1 -r src $H:dst; }
+case_down_depth() { SETUP=setup_deep_remote m_cmp 1 -r $H:src dst; }
+case_glob_nomatch() { SETUP=setup_trees m_cmp 1 $H:src/missing "$H:src/*.none" $H:src/small.txt dst/; }
+case_down_notreg() { SETUP=setup_fifo_remote m_cmp 1 $H:src/fifo $H:src dst; }
+case_down_link_dir() { SETUP=setup_linkdir_remote m_cmp 1 -r $H:src dst; }
+case_glob_multi() { SETUP=setup_two_remote m_cmp 1 "$H:[ab].txt" file; }
+case_local_mkdir() { SETUP=setup_local_file_remote_tree m_cmp 1 -r $H:src missing/dir; }
+case_open_local_down() { SETUP=setup_local_file_remote_tree m_cmp 1 -r $H:src file; }
+case_remote_open() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$H:$UNREADABLE" $H:src/small.txt dst/; }
+case_verifydir() { SETUP=setup_two_remote m_cmp 1 $H:a.txt $H:b.txt file; }
+case_dest_notdir() { SETUP=setup_two_remote_file m_cmp 1 $H:a.txt $H:b.txt fscp-test2:file; }
+case_origin_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r $H:src fscp-test2:dst; }
+
+# Rows a real sftp-server cannot reach: tests/tools/hostile-sftp behind -D
+# (no ssh, so one run: the route does not apply), in the mode it names.
+HOSTILE=$FSCP_WORK/hostile-sftp
+cp "$srcdir/tests/tools/hostile-sftp" "$HOSTILE" && chmod +x "$HOSTILE" ||
+	fscp_hard_error "cannot copy tests/tools/hostile-sftp"
+setup_up() { fscp_put_file up.bin 3000; mkdir -p upd; cp up.bin upd/; mkdir dst; }
+m_hostile() {
+	local mode=$1 rc=$2
+	shift 2
+	[ "$ROUTE" = standard ] || return 0
+	HOSTILE_SFTP=$mode fscp_compare --name "$ROW (-D hostile-sftp $mode)" --setup setup_up \
+		--expect-rc "$rc" -- -D "$HOSTILE" "$@"
+}
+case_down_canon() { m_hostile realpath-fail 1 -r x:/h/dir dst/; }
+case_up_realpath_status() { m_hostile realpath-fail 1 -r upd x:/h/up/; }
+case_readdir_status() {
+	m_hostile readdir-fail 1 -r x:/h/dir dst/
+	m_hostile readdir-fail 1 'x:/h/dir/*' dst/
+}
+case_close_remote() {
+	m_hostile close-fail 1 up.bin x:/h/up/
+	m_hostile close-fail 1 -r x:/h/dir dst/
+}
+case_expand_missing() {
+	m_hostile good 1 'x:~someone/x' dst/
+	m_hostile good 255 up.bin 'x:~someone/x'
+}
+case_setstat() { m_hostile mode-fail 1 -rp upd x:/h/up/; }
+case_fsetstat() { m_hostile mode-fail 0 -p up.bin x:/h/up/; }
 
 # ---- the table drives the run ---------------------------------------------------
 rows=()
@@ -109,12 +144,34 @@ for fn in $(declare -F | awk '$3 ~ /^case_/ {print $3}'); do
 done
 echo "${#rows[@]} tested rows"
 
-for ROUTE in standard bypass; do
-	if [ "$ROUTE" = bypass ]; then export FSCP_ROUTE=bypass; else unset FSCP_ROUTE; fi
+# The third route: an instance behind the fake AWS SSM ProxyCommand whose
+# private address is the test sshd's.  Forced to bypass, fscp takes
+# ssm-direct where it looks for a direct address (downloads, whose size is
+# unknown) and ssm-parallel for small uploads; scp goes through SSM.
+route_ssm_init
+I_DIR=i-0123456789abcdef1
+echo "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" >"$FSCP_FAKE_AWS_INSTANCES"
+echo "[$I_DIR]:$SSHD_PORT $(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")" \
+	>"$FSCP_WORK/ssm_known_hosts"
+ssh -F "$SSH_CONFIG" "$I_DIR" true </dev/null ||
+	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+
+for ROUTE in standard bypass ssm; do
+	H=fscp-test
+	case $ROUTE in
+	standard) unset FSCP_ROUTE ;;
+	bypass) export FSCP_ROUTE=bypass ;;
+	ssm) export FSCP_ROUTE=bypass; H=$I_DIR ;;
+	esac
 	for ROW in "${rows[@]}"; do
 		"case_${ROW//-/_}"
 		[ $? -eq 77 ] && echo "SKIP: $ROW ($ROUTE): what it needs is missing here"
 	done
 done
 unset FSCP_ROUTE
+# That the ssm pass is what it says: a download there takes ssm-direct.
+name="ssm pass: a -r download takes ssm-direct"
+FSCP_ROUTE=bypass route_compare --name "$name" --setup setup_specials_remote --expect-rc 0 \
+	--no-stderr -- -v -r "$I_DIR:src" dst
+route_expect "$name" ssm-direct
 fscp_test_done
