@@ -1,5 +1,7 @@
 #include "config.h"
 #include "util/log.h"
+#include "util/mtext.h"
+#include "util/xmalloc.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -163,10 +165,22 @@ log_runerr(const char *fmt, ...)
 {
 	va_list ap;
 
+	char *msg, *vis;
+
 	log_count_error();
 	va_start(ap, fmt);
-	emit(NULL, "\n", fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* scp's run_err() prints with vfmprintf(): the whole line escaped
+	 * as the locale allows, then a bare newline. */
+	vis = mtext_vis(msg);
+	pthread_mutex_lock(&out_lock);
+	fputs(vis, stderr);
+	fputs("\n", stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&out_lock);
+	free(vis);
+	free(msg);
 }
 
 void

@@ -6,7 +6,8 @@
  *    does and cut at its 1 KiB buffer); fatal exits 255.  log_warn: the same line,
  *    not counted, for scp's error() calls after which the file still
  *    counts as copied.
- *  - log_runerr: scp's run_err(), "msg\n" with no prefix; counts an error.
+ *  - log_runerr: scp's run_err(), "msg\n" with no prefix, escaped as
+ *    fmprintf() escapes; counts an error.
  *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.
  */
 #ifndef FSCP_LOG_H

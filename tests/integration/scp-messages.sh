@@ -61,6 +61,14 @@ m_cmp() {
 setup_odd_names() { mkdir -p src; mkfifo "src/a$(printf '\033')b" "src/é" 'src/back\slash'; }
 case_vis_escape() { SETUP=setup_odd_names m_cmp 0 -r src $H:dst; }
 case_msgbuf_cut() { SETUP=setup_trees m_cmp 1 src/small.txt "$H:/nonexistent-fscp/$(printf 'x%.0s' $(seq 1100))"; }
+setup_odd_target() { setup_two_remote; fscp_put_file "$ODD" 10; }
+ODD=$'f\033\xc3\xa9'
+case_runerr_vis() {
+	local loc
+	for loc in C C.UTF-8; do
+		LC_ALL=$loc SETUP=setup_odd_target m_cmp 1 "$H:a.txt" "$H:b.txt" "$ODD"
+	done
+}
 case_up_nonreg() { SETUP=setup_specials_local m_cmp 0 -r src $H:dst; }
 case_down_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r $H:src dst; }
 case_up_realpath() { SETUP=setup_trees m_cmp 1 -r src $H:/nonexistent-fscp/dir/sub; }
@@ -93,6 +101,15 @@ case_open_local_down() { SETUP=setup_local_file_remote_tree m_cmp 1 -r $H:src fi
 case_remote_open() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$H:$UNREADABLE" $H:src/small.txt dst/; }
 case_verifydir() { SETUP=setup_two_remote m_cmp 1 $H:a.txt $H:b.txt file; }
 case_dest_notdir() { SETUP=setup_two_remote_file m_cmp 1 $H:a.txt $H:b.txt fscp-test2:file; }
+setup_r2r() { mkdir -p "$SSHD_HOME/src/d"; fscp_put_file "$SSHD_HOME/src/d/f" 77; ln -s d "$SSHD_HOME/src/ld"; }
+case_crossload_failed() {
+	have_unreadable && SETUP=setup_r2r m_cmp 1 "$H:$UNREADABLE" fscp-test2:x
+	SETUP=setup_r2r m_cmp 1 "$H:src/d/f" fscp-test2:/nonexistent-fscp/x
+	SETUP=setup_r2r m_cmp 1 -r "$H:src" fscp-test2:x
+	have_unlistable && SETUP=setup_r2r m_cmp 1 -r "$H:$UNLISTABLE" fscp-test2:x
+	return 0
+}
+case_stat_remote() { SETUP=setup_r2r m_cmp 1 -r "$H:src" fscp-test2:/nonexistent-fscp/x; }
 case_origin_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r $H:src fscp-test2:dst; }
 
 # Rows a real sftp-server cannot reach: tests/tools/hostile-sftp behind -D
