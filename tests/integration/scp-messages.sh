@@ -69,6 +69,18 @@ case_runerr_vis() {
 		LC_ALL=$loc SETUP=setup_odd_target m_cmp 1 "$H:a.txt" "$H:b.txt" "$ODD"
 	done
 }
+# Command-line rows: no connection, so one run.
+m_once() { [ "$ROUTE" = standard ] || return 0; m_cmp "$@"; }
+setup_a() { fscp_put_file a 10; }
+case_usage() { SETUP=setup_a m_once 1 -r a; }
+case_bad_port() { SETUP=setup_a m_once 255 -P 0 a "$H:"; SETUP=setup_a m_once 255 -P x a "$H:"; }
+case_bad_x() {
+	SETUP=setup_a m_once 255 -X foo a "$H:"
+	SETUP=setup_a m_once 255 -X buffer=x a "$H:"
+	SETUP=setup_a m_once 255 -X nrequests=0 a "$H:"
+}
+case_invalid_operand() { SETUP=setup_a m_once 1 a "scp://$H:x/"; SETUP=setup_a m_once 1 a "scp://us@er@$H/"; }
+case_r_port() { SETUP=setup_a m_once 255 -R "scp://$H/a" scp://fscp-test2:2222/x; }
 case_up_nonreg() { SETUP=setup_specials_local m_cmp 0 -r src $H:dst; }
 case_down_nonreg() { SETUP=setup_specials_remote m_cmp 0 -r $H:src dst; }
 case_up_realpath() { SETUP=setup_trees m_cmp 1 -r src $H:/nonexistent-fscp/dir/sub; }
@@ -139,6 +151,8 @@ case_expand_missing() {
 	m_hostile good 1 'x:~someone/x' dst/
 	m_hostile good 255 up.bin 'x:~someone/x'
 }
+case_connection_closed() { m_hostile noversion 255 x:/h/f.bin dst/; }
+case_too_much_data() { m_hostile longdata 255 x:/h/f.bin dst/; }
 case_setstat() { m_hostile mode-fail 1 -rp upd x:/h/up/; }
 case_fsetstat() { m_hostile mode-fail 0 -p up.bin x:/h/up/; }
 
