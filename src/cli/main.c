@@ -364,12 +364,17 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	if (xfer_run(r->x) != 0)
 		run_lost(r);
 	src = source_for(r, s);
-	if (crossload_plan(session_data_conn(src), session_data_conn(r->s), s->path, t->path, &cp,
-	    &pl) != PLAN_OK) {
+	enum plan_status pst = crossload_plan(session_data_conn(src), session_data_conn(r->s),
+	    s->path, t->path, &cp, &pl);
+
+	if (pst != PLAN_OK) {
 		/* A connection died under the planning: scp's fatal(), said
-		 * once every session is closed and its threads joined. */
+		 * once every session is closed and its threads joined; or a
+		 * ~user path the server could not expand, said already. */
 		crossload_plan_free(pl);
 		run_shutdown(r);
+		if (pst == PLAN_FATAL)
+			exit(255);
 		log_fatal("Connection closed");
 	}
 	bytes = crossload_plan_bytes(pl);

@@ -160,8 +160,7 @@ xl_plan_entry(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_con
 		}
 	} else {
 		/* scp's logit(): shown, but not an error. */
-		fprintf(stderr, "%s: origin \"%s\": not a regular file\r\n",
-		    log_progname(), nsrc);
+		log_warn("origin \"%s\": not a regular file", nsrc);
 	}
 	free(nsrc);
 	free(ndst);
@@ -270,12 +269,18 @@ crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
     const char *targ, const struct crossload_params *p, struct crossload_plan **out)
 {
 	struct crossload_plan *pl = xcalloc(1, sizeof(*pl));
-	char *abs_src = plan_remote_path(src);
-	char *target = plan_remote_path(targ);
+	char *abs_src = plan_remote_path(from, src);
+	char *target = abs_src != NULL ? plan_remote_path(to, targ) : NULL;
 	struct strv matches = { 0 };
 	bool target_is_dir;
 
 	pl->p = *p;
+	if (target == NULL) {
+		/* scp's cleanup_exit(255), after the expand error. */
+		free(abs_src);
+		*out = pl;
+		return from->dead || to->dead ? PLAN_LOST : PLAN_FATAL;
+	}
 	target_is_dir = plan_remote_is_dir(to, target);
 	if (!target_is_dir && p->target_should_be_dir) {
 		log_error("%s: destination is not a directory", targ);
@@ -290,9 +295,12 @@ crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
 		struct sftp_attrs a;
 		int st = xl_alive(pl, sftp_stat(from, m, true, &a));
 
-		if (st == SSH_FX_OK && S_ISDIR(a.perm) && p->recursive)
-			xl_plan_tree(pl, from, to, m, dst);
-		else if (!pl->lost)
+		if (st == SSH_FX_OK && S_ISDIR(a.perm) && p->recursive) {
+			char *marked = plan_dir_marked(m);	/* GLOB_MARK */
+
+			xl_plan_tree(pl, from, to, marked, dst);
+			free(marked);
+		} else if (!pl->lost)
 			(void)xl_plan_file(pl, from, m, dst, st == SSH_FX_OK ? &a : NULL, false);
 		free(name);
 		free(dst);
@@ -588,8 +596,10 @@ xl_on_open(struct xl_run *R, bool source, struct xl_file *f, const struct sftp_r
 		h->len = r->handle_len;
 		h->open = true;
 	} else if (r->type == SSH_FXP_STATUS) {
-		log_error("%s open \"%s\": %s", source ? "origin" : "dest", path,
-		    sftp_status_text(r->status));
+		char what[SFTP_HANDLE_ERRMSG];
+
+		log_error("%s: %s", sftp_handle_errmsg(what, "%s open \"%s\"",
+		    source ? "origin" : "dest", path), sftp_status_text(r->status));
 		f->failed = true;
 	} else {
 		xl_fatal(R, "Connection closed");

@@ -110,16 +110,34 @@ plan_fatal_msg(const struct plan *p)
 /* ---- remote helpers ----------------------------------------------------- */
 
 char *
-plan_remote_path(const char *path)
+plan_dir_marked(const char *path)
 {
+	size_t n = strlen(path);
+
+	return n > 0 && path[n - 1] == '/' ? xstrdup(path) : xasprintf("%s/", path);
+}
+
+char *
+plan_remote_path(struct sftp_conn *c, const char *path)
+{
+	char *out = NULL;
+
 	if (*path == '\0' || strcmp(path, "~") == 0)
 		return xstrdup(".");
+	if (*path != '~')
+		return xstrdup(path);
 	if (strncmp(path, "~/", 2) == 0) {
 		path += 2;
 		path += strspn(path, "/");
 		return xstrdup(*path ? path : ".");
 	}
-	return xstrdup(path);
+	if (!c->has_expand_path) {
+		log_warn("server expand-path extension is required for ~user paths in SFTP mode");
+		return NULL;
+	}
+	if (sftp_expand_path(c, path, &out) != SSH_FX_OK)
+		return NULL;
+	return out;
 }
 
 bool
@@ -167,7 +185,14 @@ glob_walk(struct sftp_conn *c, const char *base, const char *rest, struct strv *
 	}
 	struct sftp_dirent *ents;
 	size_t n;
-	int st = sftp_readdir_all(c, *base ? base : ".", &ents, &n);
+	/* glob(3) opens "dir/" (the pattern up to its '/'), or "." for a
+	 * pattern without one: OpenSSH's messages name that path. */
+	size_t bl = strlen(base);
+	char *dir = bl == 0 ? xstrdup(".") : base[bl - 1] == '/' ? xstrdup(base) :
+	    xasprintf("%s/", base);
+	int st = sftp_readdir_all(c, dir, &ents, &n);
+
+	free(dir);
 
 	if (st == SSH_FX_OK || st == SSH_FX_BAD_MESSAGE) {
 		struct strv names = { 0 };
@@ -205,7 +230,7 @@ enum walk_kind {
 	WALK_DIR,
 	WALK_FILE,
 	WALK_LINK,
-	WALK_OTHER,	/* not copied, said under -v */
+	WALK_OTHER,	/* not a file, directory or link: skipped, said */
 };
 
 struct walk_dir;	/* an open source directory of one backend */
@@ -235,6 +260,9 @@ struct walk_ops {
 	    const struct sftp_attrs *a, bool listed, const struct xfer_origin *o);
 	/* scp's line after a failed file of this tree (a new string). */
 	char *(*fail_msg)(const char *src, const char *dst);
+	/* Say that entry name (path src) is skipped: scp's logit(), which
+	 * shows it but counts no error. */
+	void (*other)(const char *name, const char *src);
 	/* After the contents: the directory's mode and times. */
 	void (*leave)(struct plan *p, const char *dst, const struct sftp_attrs *a);
 };
@@ -244,9 +272,9 @@ static int walk_tree(struct plan *p, const struct walk_ops *ops, const char *src
 
 /* One entry of a directory being walked. */
 static int
-walk_entry(struct plan *p, const struct walk_ops *ops, struct walk_dir *d, const char *src,
-    const char *dst, enum walk_kind kind, struct sftp_attrs *a, struct xfer_group *g,
-    int depth)
+walk_entry(struct plan *p, const struct walk_ops *ops, struct walk_dir *d, const char *name,
+    const char *src, const char *dst, enum walk_kind kind, struct sftp_attrs *a,
+    struct xfer_group *g, int depth)
 {
 	char *msg;
 	int r;
@@ -257,7 +285,7 @@ walk_entry(struct plan *p, const struct walk_ops *ops, struct walk_dir *d, const
 	case WALK_DIR:
 		return walk_tree(p, ops, src, dst, a, g, depth + 1);
 	case WALK_OTHER:
-		log_verbose("%s: not a regular file", src);
+		ops->other(name, src);
 		return 0;
 	case WALK_LINK:
 	case WALK_FILE:
@@ -289,7 +317,7 @@ walk_tree(struct plan *p, const struct walk_ops *ops, const char *src, const cha
 	enum walk_kind kind;
 	int ret = 0;
 
-	if (depth > PLAN_MAX_DEPTH) {
+	if (depth >= PLAN_MAX_DEPTH) {
 		log_error("Maximum directory depth exceeded: %d levels", depth);
 		return -1;
 	}
@@ -302,7 +330,7 @@ walk_tree(struct plan *p, const struct walk_ops *ops, const char *src, const cha
 		char *nsrc = plan_path_join(src, name);
 		char *ndst = plan_path_join(dst, name);
 
-		if (walk_entry(p, ops, d, nsrc, ndst, kind, &ea, g, depth) != 0)
+		if (walk_entry(p, ops, d, name, nsrc, ndst, kind, &ea, g, depth) != 0)
 			ret = -1;
 		free(nsrc);
 		free(ndst);
@@ -401,7 +429,7 @@ up_open(struct plan *p, const char *src, const char *dst)
 	(void)p;
 	(void)dst;
 	if ((dir = opendir(src)) == NULL) {
-		log_error("Unable to open directory \"%s\": %s", src, strerror(errno));
+		log_error("local opendir \"%s\": %s", src, strerror(errno));
 		return NULL;
 	}
 	d = xcalloc(1, sizeof(*d));
@@ -424,7 +452,7 @@ up_next(struct walk_dir *d, const char **name, struct sftp_attrs *a, enum walk_k
 	*name = de->d_name;
 	path = plan_path_join(d->up.path, *name);
 	if (lstat(path, &st) == -1) {
-		log_error("%s: lstat failed: %s", path, strerror(errno));
+		log_error("local lstat \"%s\": %s", path, strerror(errno));
 		*kind = WALK_FAILED;
 	} else {
 		attrs_from_stat(a, &st);
@@ -474,6 +502,13 @@ up_fail_msg(const char *src, const char *dst)
 	return xasprintf("upload \"%s\" to \"%s\" failed", src, dst);
 }
 
+static void
+up_other(const char *name, const char *src)
+{
+	(void)src;
+	log_warn("%s: not a regular file", name);
+}
+
 /* Mode (and times with -p) go on after the contents, as scp does. */
 static void
 up_leave(struct plan *p, const char *dst, const struct sftp_attrs *a)
@@ -490,7 +525,8 @@ up_leave(struct plan *p, const char *dst, const struct sftp_attrs *a)
 
 static const struct walk_ops upload_ops = {
 	.enter = up_enter, .open = up_open, .next = up_next, .close = up_close,
-	.follow = up_follow, .file = up_file, .fail_msg = up_fail_msg, .leave = up_leave,
+	.follow = up_follow, .file = up_file, .fail_msg = up_fail_msg, .other = up_other,
+	.leave = up_leave,
 };
 
 /* ---- uploads: scp's source_sftp() ------------------------------------------------- */
@@ -522,8 +558,9 @@ plan_upload(struct plan *p, const char *src, const char *targ, bool target_shoul
 		return PLAN_FATAL;
 	}
 	attrs_from_stat(&a, &st);
+	if ((target = plan_remote_path(p->c, targ)) == NULL)
+		return plan_lost(p) ? PLAN_LOST : PLAN_FATAL;	/* scp's cleanup_exit(255) */
 	filename = operand_basename(src);
-	target = plan_remote_path(targ);
 	target_is_dir = plan_target_is_dir(p, target);
 	if (plan_lost(p)) {
 		free(target);
@@ -592,10 +629,18 @@ down_enter(struct plan *p, const char **src, const char **dst, char **canon,
 	mode_t mode = 0777;
 
 	/* scp's download_dir() works on the canonical source path. */
-	if (top && sftp_realpath(p->c, *src, canon) == SSH_FX_OK)
+	if (top) {
+		if (sftp_realpath(p->c, *src, canon) != SSH_FX_OK) {
+			if (!plan_lost(p))
+				log_error("download \"%s\": path canonicalization failed", *src);
+			return -1;
+		}
 		*src = *canon;
+	}
+	/* Writable while it is filled, as in scp; down_leave() gives it
+	 * its own mode afterwards. */
 	if (a->flags & SSH_FILEXFER_ATTR_PERMISSIONS)
-		mode = a->perm & 01777;
+		mode = (a->perm & 01777) | S_IWUSR | S_IXUSR;
 	if (mkdir(*dst, mode) == -1 && errno != EEXIST) {
 		log_error("mkdir %s: %s", *dst, strerror(errno));
 		return -1;
@@ -614,7 +659,7 @@ down_open(struct plan *p, const char *src, const char *dst)
 		log_error("%s: server sent an invalid file name", src);
 	} else if (st != SSH_FX_OK) {
 		if (!plan_lost(p))
-			log_error("%s: Failed to get directory contents", src);
+			log_error("remote readdir \"%s\" failed", src);
 		free(d);
 		return NULL;
 	}
@@ -683,15 +728,32 @@ down_fail_msg(const char *src, const char *dst)
 }
 
 static void
+down_other(const char *name, const char *src)
+{
+	(void)name;
+	log_warn("download \"%s\": not a regular file", src);
+}
+
+/* scp's download_dir_internal() after the contents: times with -p, then
+ * the mode when it differs from the writable one made by down_enter(). */
+static void
 down_leave(struct plan *p, const char *dst, const struct sftp_attrs *a)
 {
-	if (p->preserve && (a->flags & SSH_FILEXFER_ATTR_ACMODTIME))
-		xfer_add_dirfix(p->x, false, dst, a);
+	struct sftp_attrs fix = *a;
+
+	fix.flags &= SSH_FILEXFER_ATTR_ACMODTIME | SSH_FILEXFER_ATTR_PERMISSIONS;
+	if (!p->preserve)
+		fix.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_ACMODTIME;
+	if ((a->perm & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR))
+		fix.flags &= ~(uint32_t)SSH_FILEXFER_ATTR_PERMISSIONS;
+	if (fix.flags != 0)
+		xfer_add_dirfix(p->x, false, dst, &fix);
 }
 
 static const struct walk_ops download_ops = {
 	.enter = down_enter, .open = down_open, .next = down_next, .close = down_close,
-	.follow = down_follow, .file = down_file, .fail_msg = down_fail_msg, .leave = down_leave,
+	.follow = down_follow, .file = down_file, .fail_msg = down_fail_msg, .other = down_other,
+	.leave = down_leave,
 };
 
 /* ---- downloads: scp's sink_sftp() --------------------------------------------------- */
@@ -702,8 +764,14 @@ plan_download(struct plan *p, const char *src, const char *dst)
 	struct strv matches = { 0 };
 	struct stat lst;
 	bool dst_is_dir, dst_exists;
-	char *abs_src = plan_remote_path(src);
+	char *abs_src = plan_remote_path(p->c, src);
 
+	if (abs_src == NULL) {
+		if (plan_lost(p))
+			return PLAN_LOST;
+		log_count_error();
+		return PLAN_OK;
+	}
 	if (plan_has_glob(abs_src))
 		plan_remote_glob(p->c, abs_src, &matches);
 	if (matches.n == 0)
@@ -736,7 +804,12 @@ plan_download(struct plan *p, const char *src, const char *dst)
 		filename = operand_basename(m);
 		abs_dst = dst_is_dir ? plan_path_join(dst, filename) : xstrdup(dst);
 		if (S_ISDIR(a.perm) && p->recursive) {
-			(void)walk_tree(p, &download_ops, m, abs_dst, &a, NULL, 0);
+			/* glob(3)'s GLOB_MARK: scp names the tree "dir/" until
+			 * its realpath. */
+			char *marked = plan_dir_marked(m);
+
+			(void)walk_tree(p, &download_ops, marked, abs_dst, &a, NULL, 0);
+			free(marked);
 		} else if (!S_ISREG(a.perm)) {
 			/* scp globs with GLOB_MARK: a directory shows a '/'. */
 			size_t ml = strlen(m);

@@ -43,8 +43,13 @@ enum plan_status plan_download(struct plan *p, const char *src, const char *dst)
 /* dir + "/" + name, with no doubled '/' ("" + name is name). */
 char *plan_path_join(const char *dir, const char *name);
 /* scp's prepare_remote_path(): "", "~" and "~/x" are relative to the login
- * directory, where the SFTP server starts.  Returns a new string. */
-char *plan_remote_path(const char *path);
+ * directory, where the SFTP server starts; "~user/x" is the server's
+ * expand-path@openssh.com.  Returns a new string, or NULL after saying why
+ * (c->dead tells whether the connection failed). */
+char *plan_remote_path(struct sftp_conn *c, const char *path);
+/* path with one '/' at its end, as glob(3)'s GLOB_MARK gives a directory
+ * (a new string). */
+char *plan_dir_marked(const char *path);
 /* Whether path names a directory (symlinks followed). */
 bool plan_remote_is_dir(struct sftp_conn *c, const char *path);
 /* True when s has glob(3) wildcards. */

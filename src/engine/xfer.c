@@ -883,11 +883,10 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 
 	if (rep->type != SSH_FXP_HANDLE) {
 		uint32_t st = rep->type == SSH_FXP_STATUS ? rep->status : SSH_FX_FAILURE;
+		char what[SFTP_HANDLE_ERRMSG];
 
-		if (f->dir == XFER_UP)
-			xfer_file_fail(f, "dest open \"%s\": %s", f->remote, sftp_status_text(st));
-		else
-			xfer_file_fail(f, "remote open \"%s\": %s", f->remote, sftp_status_text(st));
+		xfer_file_fail(f, "%s: %s", sftp_handle_errmsg(what, "%s open \"%s\"",
+		    f->dir == XFER_UP ? "dest" : "remote", f->remote), sftp_status_text(st));
 		if (t->first) {
 			xfer_release_rest(w->x, f, false);
 		} else if (f->dir == XFER_UP && atomic_fetch_sub(&f->data_left, 1) == 1) {
@@ -1056,13 +1055,16 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 			log_error("remote fsetstat: %s", sftp_status_text(st));
 			xfer_file_error(f);
 		}
+	} else if (st != SSH_FX_OK && rq->type == SSH_FXP_FSETSTAT) {
+		/* -p's mode and times: scp's do_fsetstat() says so, and the
+		 * file still counts as copied. */
+		if (!atomic_load(&f->failed))
+			log_warn("remote fsetstat: %s", sftp_status_text(st));
 	} else if (st != SSH_FX_OK && !atomic_load(&f->failed)) {
-		if (rq->type == SSH_FXP_FSETSTAT)
-			log_error("remote fsetstat \"%s\": %s", f->remote, sftp_status_text(st));
-		else if (rq->type == SSH_FXP_SETSTAT)
+		if (rq->type == SSH_FXP_SETSTAT)
 			log_error("remote setstat \"%s\": %s", f->remote, sftp_status_text(st));
 		else
-			log_error("close remote \"%s\": %s", f->remote, sftp_status_text(st));
+			log_error("close remote: %s", sftp_status_text(st));
 		xfer_file_error(f);
 	}
 	/* All replies of a lone upload are in: cut what a failed WRITE left
@@ -1373,8 +1375,12 @@ xfer_fix_dirs(struct xfer *x)
 				{ .tv_sec = d->a.atime }, { .tv_sec = d->a.mtime },
 			};
 
-			if (utimes(d->path, tv) == -1)
-				log_error("Can't set times on \"%s\": %s", d->path, strerror(errno));
+			/* scp's error() lines: said, not counted. */
+			if ((d->a.flags & SSH_FILEXFER_ATTR_ACMODTIME) && utimes(d->path, tv) == -1)
+				log_warn("local set times on \"%s\": %s", d->path, strerror(errno));
+			if ((d->a.flags & SSH_FILEXFER_ATTR_PERMISSIONS) &&
+			    chmod(d->path, d->a.perm & 01777) == -1)
+				log_warn("local chmod directory \"%s\": %s", d->path, strerror(errno));
 		}
 	}
 	return 0;

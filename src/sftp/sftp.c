@@ -1,9 +1,11 @@
 #include "config.h"
 #include "sftp/sftp.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,22 +313,56 @@ sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a)
 	return sftp_status_of(c, id);
 }
 
-int
-sftp_realpath(struct sftp_conn *c, const char *path, char **out)
+/* OpenSSH's do_realpath_expand(): REALPATH, or expand-path@openssh.com. */
+static int
+sftp_realpath_expand(struct sftp_conn *c, const char *path, bool expand, char **out)
 {
 	uint32_t id = sftp_new_id(c);
 	struct sftp_reply r;
 	struct sftp_attrs a;
+	const char *what = expand ? "expand" : "realpath";
 
-	sftp_msg_path(&c->out, SSH_FXP_REALPATH, id, path);
+	if (expand)
+		sftp_msg_extended_path(&c->out, id, "expand-path@openssh.com", path);
+	else
+		sftp_msg_path(&c->out, SSH_FXP_REALPATH, id, path);
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
-	if (r.type == SSH_FXP_STATUS)
+	if (r.type == SSH_FXP_STATUS) {
+		/* OpenSSH shows the server's own text here. */
+		if (r.msg_len > 0)
+			log_warn("%s %s: %.*s", what, path, (int)r.msg_len, (const char *)r.msg);
+		else
+			log_warn("%s %s: %s", what, path, sftp_status_text(r.status));
 		return sftp_error_status(r.status);
+	}
 	if (r.type != SSH_FXP_NAME || r.count != 1 ||
 	    sftp_reply_next_name(&r, out, NULL, &a) != 0)
 		return sftp_fail(c);
 	return SSH_FX_OK;
+}
+
+const char *
+sftp_handle_errmsg(char buf[SFTP_HANDLE_ERRMSG], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, SFTP_HANDLE_ERRMSG, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+int
+sftp_realpath(struct sftp_conn *c, const char *path, char **out)
+{
+	return sftp_realpath_expand(c, path, false, out);
+}
+
+int
+sftp_expand_path(struct sftp_conn *c, const char *path, char **out)
+{
+	return sftp_realpath_expand(c, path, true, out);
 }
 
 void
@@ -369,11 +405,13 @@ struct sftp_listing {
 	int status;
 };
 
-/* Keep the entries of one NAME batch; -1 when it is malformed.  "." and
- * ".." are dropped; names that are empty or hold a '/' are refused (status
- * BAD_MESSAGE), as a server must not steer us outside the tree. */
+/* Keep the entries of one NAME batch of path; -1 when it is malformed.
+ * "." and ".." are dropped; names that hold a '/' are skipped with
+ * OpenSSH's words, as a server must not steer us outside the tree; empty
+ * names (which OpenSSH's client tries to copy) are refused (status
+ * BAD_MESSAGE). */
 static int
-sftp_take_batch(struct sftp_reply *r, struct sftp_listing *l)
+sftp_take_batch(struct sftp_reply *r, const char *path, struct sftp_listing *l)
 {
 	for (uint32_t i = 0; i < r->count; i++) {
 		char *name;
@@ -385,7 +423,13 @@ sftp_take_batch(struct sftp_reply *r, struct sftp_listing *l)
 			free(name);
 			continue;
 		}
-		if (name[0] == '\0' || strchr(name, '/') != NULL) {
+		if (strchr(name, '/') != NULL) {
+			log_warn("Server sent suspect path \"%s\" during readdir of \"%s\"",
+			    name, path);
+			free(name);
+			continue;
+		}
+		if (name[0] == '\0') {
 			free(name);
 			l->status = SSH_FX_BAD_MESSAGE;
 			continue;
@@ -403,8 +447,8 @@ sftp_take_batch(struct sftp_reply *r, struct sftp_listing *l)
 
 /* READDIR until the listing ends; 0, or -1 when the connection failed. */
 static int
-sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
-    struct sftp_listing *l)
+sftp_read_listing(struct sftp_conn *c, const char *path, const uint8_t *handle,
+    uint32_t hlen, struct sftp_listing *l)
 {
 	struct sftp_reply r;
 	char *prev_first = NULL;
@@ -420,8 +464,10 @@ sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
 			break;
 		}
 		if (r.type == SSH_FXP_STATUS) {
-			if (r.status != SSH_FX_EOF)
+			if (r.status != SSH_FX_EOF) {
+				log_warn("Couldn't read directory: %s", sftp_status_text(r.status));
 				l->status = sftp_error_status(r.status);
+			}
 			break;
 		}
 		if (r.type != SSH_FXP_NAME) {
@@ -440,7 +486,7 @@ sftp_read_listing(struct sftp_conn *c, const uint8_t *handle, uint32_t hlen,
 			break;
 		}
 		seen += r.count;
-		if (sftp_take_batch(&r, l) != 0) {
+		if (sftp_take_batch(&r, path, l) != 0) {
 			rc = sftp_fail(c);
 			break;
 		}
@@ -458,29 +504,39 @@ sftp_readdir_all(struct sftp_conn *c, const char *path,
 	uint8_t handle[256];
 	uint32_t hlen;
 	struct sftp_listing l = { .status = SSH_FX_OK };
+	int st;
 
 	*out = NULL;
 	*count = 0;
 	sftp_msg_path(&c->out, SSH_FXP_OPENDIR, id, path);
 	if (sftp_wait(c, id, &r) != 0)
 		return -1;
-	if (r.type == SSH_FXP_STATUS)
+	if (r.type == SSH_FXP_STATUS) {
+		char what[SFTP_HANDLE_ERRMSG];
+
+		log_warn("%s: %s", sftp_handle_errmsg(what, "remote readdir(\"%s\")", path),
+		    sftp_status_text(r.status));
 		return sftp_error_status(r.status);
+	}
 	if (r.type != SSH_FXP_HANDLE)
 		return sftp_fail(c);
 	hlen = r.handle_len;
 	memcpy(handle, r.handle, hlen);
 
-	if (sftp_read_listing(c, handle, hlen, &l) != 0) {
+	if (sftp_read_listing(c, path, handle, hlen, &l) != 0) {
 		sftp_dirents_free(l.ents, l.n);
 		return -1;
 	}
 	id = sftp_new_id(c);
 	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, handle, hlen);
-	if (sftp_status_of(c, id) < 0) {
+	st = sftp_status_of(c, id);
+	if (st < 0) {
 		sftp_dirents_free(l.ents, l.n);
 		return -1;
 	}
+	/* OpenSSH's do_close() says so; the listing stands. */
+	if (st != SSH_FX_OK)
+		log_warn("close remote: %s", sftp_status_text((uint32_t)st));
 	*out = l.ents;
 	*count = l.n;
 	return l.status;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "transport/stream.h"
 #include "sftp/sftp_msg.h"
+#include "util/log.h"
 
 struct sftp_conn {
 	struct fscp_stream stream;
@@ -66,19 +67,31 @@ int sftp_recv(struct sftp_conn *c, struct sftp_reply *r);
 bool sftp_reply_buffered(const struct sftp_conn *c);
 
 /* Synchronous helpers (nothing else may be in flight).  They return an
- * SSH_FX_* status; -1 when the connection failed. */
+ * SSH_FX_* status; -1 when the connection failed.  sftp_realpath and
+ * sftp_readdir_all say what went wrong where OpenSSH's sftp-client does
+ * (its error() lines, not counted as errors): the caller adds scp's own. */
 int sftp_stat(struct sftp_conn *c, const char *path, bool follow, struct sftp_attrs *a);
 int sftp_mkdir(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_setstat(struct sftp_conn *c, const char *path, const struct sftp_attrs *a);
 int sftp_realpath(struct sftp_conn *c, const char *path, char **out);
+/* OpenSSH's get_handle() words a refused OPEN or OPENDIR as "TAG open
+ * \"PATH\"" or "remote readdir(\"PATH\")" in a 256-byte buffer: that part
+ * of the message, so cut, into buf. */
+#define SFTP_HANDLE_ERRMSG 256
+const char *sftp_handle_errmsg(char buf[SFTP_HANDLE_ERRMSG], const char *fmt, ...)
+    FSCP_PRINTF(2, 3);
+/* expand-path@openssh.com (c->has_expand_path): "~user/x" as the server
+ * sees it. */
+int sftp_expand_path(struct sftp_conn *c, const char *path, char **out);
 
 struct sftp_dirent {
 	char *name;
 	struct sftp_attrs a;
 };
 /* Read a whole directory (without "." and "..").  Names containing '/'
- * are refused (status SSH_FX_BAD_MESSAGE), since a server must not steer
- * us outside the tree we asked for. */
+ * are skipped ("Server sent suspect path", as OpenSSH's client says), and
+ * empty ones refused (status SSH_FX_BAD_MESSAGE), since a server must not
+ * steer us outside the tree we asked for. */
 int sftp_readdir_all(struct sftp_conn *c, const char *path,
     struct sftp_dirent **out, size_t *count);
 void sftp_dirents_free(struct sftp_dirent *d, size_t count);

@@ -306,6 +306,16 @@ sftp_msg_extended(struct sftp_buf *b, uint32_t id, const char *name)
 	sftp_msg_end(b, s);
 }
 
+void
+sftp_msg_extended_path(struct sftp_buf *b, uint32_t id, const char *name, const char *path)
+{
+	size_t s = sftp_msg_begin(b, SSH_FXP_EXTENDED, id);
+
+	sftp_buf_put_cstring(b, name);
+	sftp_buf_put_cstring(b, path);
+	sftp_msg_end(b, s);
+}
+
 int
 sftp_reply_decode(const uint8_t *pkt, size_t len, struct sftp_reply *r)
 {

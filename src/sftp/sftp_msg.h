@@ -98,6 +98,9 @@ void sftp_msg_fsetstat(struct sftp_buf *b, uint32_t id, const void *h, size_t hl
     const struct sftp_attrs *a);
 void sftp_msg_mkdir(struct sftp_buf *b, uint32_t id, const char *path, const struct sftp_attrs *a);
 void sftp_msg_extended(struct sftp_buf *b, uint32_t id, const char *name);
+/* An extended request whose one argument is a path. */
+void sftp_msg_extended_path(struct sftp_buf *b, uint32_t id, const char *name,
+    const char *path);
 
 /* A decoded reply.  Pointers refer into the packet buffer. */
 struct sftp_reply {

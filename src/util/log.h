@@ -2,10 +2,12 @@
  *
  * scp writes three kinds of message and fscp must match each byte for byte:
  *  - log_error/log_fatal: log.c style, "<argv0>: msg\r\n" (CR LF, as OpenSSH's
- *    log.c does on stderr); fatal exits 255.  log_warn: the same line,
+ *    log.c does on stderr, with msg escaped as its strnvis(VIS_SAFE|VIS_OCTAL)
+ *    does and cut at its 1 KiB buffer); fatal exits 255.  log_warn: the same line,
  *    not counted, for scp's error() calls after which the file still
  *    counts as copied.
- *  - log_runerr: scp's run_err(), "msg\n" with no prefix; counts an error.
+ *  - log_runerr: scp's run_err(), "msg\n" with no prefix, escaped as
+ *    fmprintf() escapes; counts an error.
  *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.
  *    log_route: the same for the route and its reason, also shown without
  *    -v when log_set_route(true) (FSCP_VERBOSE=route).

@@ -133,7 +133,7 @@ F=a/b/c/dst
 hcase "control: download" good 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
 hcase "control: -r download" good 0 "" "$F/dir/ok.txt:30 " --scp-rc 0 -- -r x:/h/dir dst/
 hcase "control: upload" good 0 "" "" --scp-rc 0 -- up.bin x:/h/up/
-hcase "READDIR names with / .. absolute, -r" names 1 "server sent an invalid file name" "$F/dir/ok.txt:30 " --scp-rc 1 -- -r x:/h/dir dst/
+hcase "READDIR names with / .. absolute, -r" names 1 "Server sent suspect path \"sub/x\" during readdir of \"/h/dir\"" "$F/dir/ok.txt:30 " --scp-rc 1 -- -r x:/h/dir dst/
 hcase "READDIR names with / .. absolute, glob" names 0 "" "$F/ok.txt:30 " --scp-info -- 'x:/h/dir/*' dst/
 hcase "packet length 2 GiB" biglen 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
 hcase "wrong id on STAT" badid 255 "Connection closed" "" --scp-rc 255 -- x:/h/f.bin dst/
@@ -155,8 +155,8 @@ hcase "EOF at half the announced size" eof-early 0 "" "$F/f.bin:$((SIZE / 2)) " 
 hcase "size announced 1 TiB, file ends at 256 KiB" hugesize 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
 # -p with mode 06777 and extreme times: set-id bits dropped, times as sent (as scp).
 hcase "-p, mode 06777, times 0 and 2^32-1" badattrs 0 "" pattern --stat "777 0 4294967295" --scp-rc 0 -- -p x:/h/f.bin dst/
-hcase "endless listing, fresh names" endless 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
-hcase "endless listing, same names" endless-same 1 "Failed to get directory contents" "" --scp-info -- -r x:/h/dir dst/
+hcase "endless listing, fresh names" endless 1 "remote readdir \"/h/dir\" failed" "" --scp-info -- -r x:/h/dir dst/
+hcase "endless listing, same names" endless-same 1 "remote readdir \"/h/dir\" failed" "" --scp-info -- -r x:/h/dir dst/
 # A status code past INT_MAX once read as sftp.c's -1 ("connection failed").
 hcase "status code 0xffffffff on STAT" bigstatus 1 "scp: /h/f.bin: No such file or directory" "" --scp-rc 1 -- x:/h/f.bin dst/
 hcase "status code 0xffffffff, -r" bigstatus 1 "scp: /h/dir: No such file or directory" "" --scp-rc 1 -- -r x:/h/dir dst/

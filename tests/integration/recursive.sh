@@ -36,4 +36,18 @@ fscp_compare --name "download dir without -r" --setup setup --expect-rc 1 -- fsc
 fscp_compare --name "download -r with symlinks" --setup setup_links --expect-rc 1 -- -r fscp-test:src dst/
 fscp_compare --name "download symlink to file (no -r)" --setup setup_links --expect-rc 0 -- fscp-test:src/link-file dst/
 
+# A directory the owner cannot write: scp makes it writable while it fills
+# it, then gives it its mode with chmod (the umask does not apply then).
+setup_readonly_dir() {
+	setup
+	mkdir -p "$SSHD_HOME/ro/sub"
+	fscp_put_file "$SSHD_HOME/ro/sub/f" 77
+	chmod 0555 "$SSHD_HOME/ro/sub"
+	chmod 0751 "$SSHD_HOME/ro"
+}
+fscp_compare --name "download -r of a 0555 directory, umask 077" --setup setup_readonly_dir --umask 077 \
+	--expect-rc 0 -- -r fscp-test:ro dst/
+fscp_compare --name "download -r of a 0555 directory, -p" --setup setup_readonly_dir --expect-rc 0 \
+	-- -rp fscp-test:ro dst/
+
 fscp_test_done

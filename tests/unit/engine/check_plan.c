@@ -1,5 +1,5 @@
 /* Unit tests for plan.c's pure helpers: scp's prepare_remote_path() (9.2,
- * without the expand-path extension) and the wildcard test that decides
+ * on a server without the expand-path extension: ~user paths fail) and the wildcard test that decides
  * whether a remote source is globbed.  The walks and the glob expansion
  * talk to a server and are covered by tests/integration. */
 #include "config.h"
@@ -11,6 +11,7 @@
 
 #include "../check_main.h"
 #include "engine/plan.h"
+#include "sftp/sftp.h"
 
 struct path_case {
 	const char *in, *out;
@@ -19,16 +20,21 @@ struct path_case {
 static const struct path_case paths[] = {
 	{ "", "." }, { "~", "." }, { "~/", "." }, { "~//", "." },
 	{ "~/a", "a" }, { "~//a/b", "a/b" }, { "~/a/", "a/" },
-	{ "~user/x", "~user/x" }, { "~x", "~x" }, { "/abs", "/abs" },
+	{ "~user/x", NULL }, { "~x", NULL }, { "/abs", "/abs" },
 	{ "a", "a" }, { ".", "." }, { "a/~/b", "a/~/b" },
 };
 
 START_TEST(test_remote_path)
 {
-	char *got = plan_remote_path(paths[_i].in);
+	struct sftp_conn c = { .has_expand_path = false };
+	char *got = plan_remote_path(&c, paths[_i].in);
 
-	ck_assert_msg(strcmp(got, paths[_i].out) == 0, "\"%s\" -> \"%s\", want \"%s\"",
-	    paths[_i].in, got, paths[_i].out);
+	if (paths[_i].out == NULL)
+		ck_assert_msg(got == NULL, "\"%s\" -> \"%s\", want NULL", paths[_i].in, got);
+	else
+		ck_assert_msg(got != NULL && strcmp(got, paths[_i].out) == 0,
+		    "\"%s\" -> \"%s\", want \"%s\"", paths[_i].in, got ? got : "NULL",
+		    paths[_i].out);
 	free(got);
 }
 END_TEST
