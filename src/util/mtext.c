@@ -1,4 +1,25 @@
-/* mtext: OpenSSH's way of showing untrusted text (utf8.c). */
+/* mtext: OpenSSH's way of showing untrusted text (utf8.c).
+ *
+ * Derived from OpenSSH's utf8.c: mtext_locale_init() is its msetlocale(),
+ * mtext_locale_is_safe() the negation of its dangerous_locale(), and
+ * mtext_nvis() the escaping loop of its vasnmprintf() (the same width and
+ * size limits, \ooo for each byte that cannot be printed).  Its notice, as
+ * its licence requires:
+ *
+ * Copyright (c) 2016 Ingo Schwarze <schwarze@openbsd.org>
+ *
+ * Permission to use, copy, modify, and distribute this software for any
+ * purpose with or without fee is hereby granted, provided that the above
+ * copyright notice and this permission notice appear in all copies.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
+ * WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
+ * MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
+ * ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
+ * WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
+ * ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
+ * OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
+ */
 #include "config.h"
 #include "util/mtext.h"
 #include "util/xmalloc.h"

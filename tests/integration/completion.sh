@@ -114,25 +114,53 @@ ssh -F "$SSH_CONFIG" -O exit cm-test 2>/dev/null
 
 # zsh: the same completion function driven through a real zle on a
 # pseudo-terminal (zsh/zpty), reading what the Tab inserted or listed.
+# Nothing here sleeps a fixed time: beside a parallel make check, compinit
+# can take seconds.  The driver types only once zle has drawn the prompt
+# (a marker the echoed command line does not contain), then reads until
+# every expected text is on the screen or its deadline passes, and prints
+# the screen either way for zsh_offers to judge.
 cat >"$FSCP_WORK/zdriver.zsh" <<'EOD'
-zmodload zsh/zpty || exit 2
+zmodload zsh/zpty zsh/datetime zsh/zselect || exit 2
+setopt extendedglob
+fpath_dir=$1 line=$2
+shift 2
+out='' screen=''
+# until SECONDS TEXT...: read until the screen shows every TEXT (true) or
+# SECONDS pass (false).
+until_shown() {
+	local limit=$((EPOCHREALTIME + $1)) chunk t missing
+	shift
+	while :; do
+		while zpty -r -t z chunk 2>/dev/null; do out+=$chunk; done
+		screen=${out//$'\e'\[[0-9\;?]#[A-Za-z]/}
+		screen=${screen//$'\r'/$'\n'}
+		missing=0
+		for t in "$@"; do [[ $screen == *"$t"* ]] || { missing=1; break; }; done
+		((missing)) || return 0
+		((EPOCHREALTIME < limit)) || return 1
+		zselect -t 5
+	done
+}
 zpty -b z zsh -f -i
-zpty -w z "stty columns 500; PS1='> '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep"
-sleep 0.5
-zpty -r -t z junk '*' 2>/dev/null
-zpty -n -w z "$2"$'\t'
-sleep 1
+zpty -w z "stty columns 500; PS1='fscp''-ready> '; fpath=($fpath_dir \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep"
+if ! until_shown 90 'fscp-ready> '; then
+	print -r -- "no prompt from zsh within 90 s; the terminal shows:"
+	print -r -- "$screen"
+	zpty -d z
+	exit 1
+fi
 out=''
-while zpty -r -t z line 2>/dev/null; do out+=$line; done
+zpty -n -w z "$line"$'\t'
+until_shown 60 "$@"
 zpty -d z
-print -r -- "$out"
+print -r -- "$screen"
 EOD
 # zsh_offers LINE TEXT...: after LINE<Tab>, zsh shows every TEXT.
 zsh_offers() {
 	local line=$1 got t
 	shift
-	got=$(cd "$FSCP_WORK/L" && HOME=$FSCP_HOME timeout 20 zsh -f "$FSCP_WORK/zdriver.zsh" \
-		"$srcdir/contrib/completion/zsh" "$line" 2>&1 | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tr '\r' '\n')
+	got=$(cd "$FSCP_WORK/L" && HOME=$FSCP_HOME timeout 180 zsh -f "$FSCP_WORK/zdriver.zsh" \
+		"$srcdir/contrib/completion/zsh" "$line" "$@" 2>&1)
 	for t in "$@"; do
 		if ! grep -Fq -- "$t" <<<"$got"; then
 			echo "FAIL: zsh: '$line<Tab>' does not show '$t'; the terminal shows:"
