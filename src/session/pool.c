@@ -385,7 +385,7 @@ pool_connect_one(void *arg)
 			pthread_mutex_lock(&j->pool->lock);
 			j->pid = pid;
 			if (j->pool->stop && pid > 0)
-				kill(pid, SIGHUP);
+				proc_hangup(pid);
 			pthread_mutex_unlock(&j->pool->lock);
 			if (p.proxy_fd < 0) {
 				j->rc = SSHCONN_ERR_CONNECT;
@@ -457,9 +457,9 @@ pool_reap(pid_t pid)
 {
 	if (pid <= 0)
 		return;
-	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
-	kill(pid, SIGHUP);
-	(void)proc_wait(pid);
+	/* ssh sends SIGHUP to its ProxyCommand when done; so do we, to its
+	 * whole group, and reap it. */
+	(void)proc_end(pid, SIGHUP);
 }
 
 /* Close one connection: its SFTP channel (or ssh), its libssh session and
@@ -505,7 +505,7 @@ pool_stop_all(struct pool *b)
 		if (b->jobs[i].done)
 			continue;
 		if (b->jobs[i].pid > 0)
-			kill(b->jobs[i].pid, SIGHUP);
+			proc_hangup(b->jobs[i].pid);
 		if (b->jobs[i].abort_fd >= 0)
 			shutdown(b->jobs[i].abort_fd, SHUT_RDWR);
 	}
