@@ -328,9 +328,12 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	out->wave = in->cores > 0 ? in->cores : 1;
 	/* Each start is a StartSession call, a session on the instance and
 	 * a CLI's CPU: before the listing has told the size, the one that
-	 * lists and one more; the others only once a size pays for them. */
-	out->before_size = in->bytes < 0 && in->connections_wanted == 0 &&
-	    n > ROUTE_SSM_BEFORE_SIZE ? ROUTE_SSM_BEFORE_SIZE : 0;
+	 * lists and one more, the others only once a size pays for them.
+	 * The one more only with a core free for its CLI: on one core it
+	 * would slow the start of the one that lists, which scp does not
+	 * pay. */
+	if (in->bytes < 0 && in->connections_wanted == 0 && n > ROUTE_SSM_BEFORE_SIZE)
+		out->before_size = in->cores >= 2 ? ROUTE_SSM_BEFORE_SIZE : 1;
 	out->wave_s = in->ssm_start_cpu_s > 0 ? in->ssm_start_cpu_s :
 	    ROUTE_SSM_START_CPU_MS / 1000.0;
 	if (n == 1) {

@@ -42,7 +42,8 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_SSM_MAX_SESSIONS	32
 #define ROUTE_SSM_UNKNOWN_BYTES	(64LL << 20)	/* a download before its listing */
 #define ROUTE_SSM_BEFORE_SIZE	2	/* sessions started before the listing:
-					   the one that lists, one speculative */
+					   the one that lists, one speculative
+					   (with a second core) */
 #define ROUTE_SSM_GAIN_S	0.2		/* a session must save this much */
 #define ROUTE_MAX_CONNS		64
 #define ROUTE_INFLIGHT_RATE	256000000.0	/* B/s one connection may aim at */

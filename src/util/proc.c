@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -652,10 +653,82 @@ proc_output_free(struct proc_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The first line of a file, into buf; false when it cannot be read. */
+static bool
+proc_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/* The CPUs this process's cgroup may use (its CPU quota, rounded up),
+ * cgroup v2 or v1; 0 when it has no quota or none can be read. */
+static int
+proc_cgroup_cpus(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[512], path[1024], val[128];
+	long long quota = -1, period = 0;
+
+	if (f == NULL)
+		return 0;
+	while (quota < 0 && fgets(line, sizeof(line), f) != NULL) {
+		char *ctl = strchr(line, ':'), *cg = ctl ? strchr(ctl + 1, ':') : NULL;
+
+		if (cg == NULL)
+			continue;
+		*cg++ = '\0';
+		cg[strcspn(cg, "\n")] = '\0';
+		if (strcmp(cg, "/") == 0)
+			cg = (char *)"";
+		if (strcmp(ctl + 1, "") == 0) {		/* v2: "0::/path" */
+			static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+
+			for (size_t i = 0; i < 2 && quota < 0; i++) {
+				snprintf(path, sizeof(path), "%s%s/cpu.max", roots[i], cg);
+				if (proc_read_line(path, val, sizeof(val)) &&
+				    sscanf(val, "%lld %lld", &quota, &period) != 2)
+					quota = -1;
+			}
+		} else if (strstr(ctl + 1, "cpu") != NULL && strstr(ctl + 1, "cpuset") == NULL) {
+			static const char *roots[] = { "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct" };
+
+			for (size_t i = 0; i < 2 && quota < 0; i++) {
+				snprintf(path, sizeof(path), "%s%s/cpu.cfs_quota_us", roots[i], cg);
+				if (!proc_read_line(path, val, sizeof(val)) ||
+				    sscanf(val, "%lld", &quota) != 1)
+					continue;
+				snprintf(path, sizeof(path), "%s%s/cpu.cfs_period_us", roots[i], cg);
+				if (!proc_read_line(path, val, sizeof(val)) ||
+				    sscanf(val, "%lld", &period) != 1)
+					quota = -1;
+			}
+		}
+	}
+	fclose(f);
+	if (quota <= 0 || period <= 0)
+		return 0;
+	return (int)((quota + period - 1) / period);
+}
+
 int
 proc_cores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	int quota = proc_cgroup_cpus();
 
+	/* What this process may run on: its affinity and its cgroup's CPU
+	 * quota count, not only what the machine has. */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
+	if (quota > 0 && quota < n)
+		n = quota;
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

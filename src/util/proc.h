@@ -98,8 +98,9 @@ int proc_capture(const struct proc_spec *s, bool want_err, int timeout_ms,
     struct proc_output *o, char *err, size_t errlen);
 void proc_output_free(struct proc_output *o);
 
-/* This machine's online cores (at least 1): what the route sizes CPU-bound
- * work by. */
+/* The cores this process may use (at least 1): online, within its CPU
+ * affinity and its cgroup's CPU quota (rounded up).  What the route sizes
+ * CPU-bound work by. */
 int proc_cores(void);
 
 #endif

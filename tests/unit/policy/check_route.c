@@ -513,6 +513,10 @@ START_TEST(ssm_waves)
 	ck_assert_int_eq(d.kind, ROUTE_SSM_PARALLEL);
 	ck_assert_int_gt(d.connections, ROUTE_SSM_BEFORE_SIZE);
 	ck_assert_int_eq(d.before_size, 2);
+	in.cores = 1;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.before_size, 1);
+	in.cores = 2;
 	in.connections_wanted = 8;
 	route_decide(&in, &d);
 	ck_assert_int_eq(d.connections, 8);
