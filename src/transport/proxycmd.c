@@ -490,6 +490,9 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 		(void)proc_end(p, SIGHUP);
 		return -1;
 	}
+	/* The relay is nobody's to join: it ends once its proxy's output has
+	 * ended (the proxy's owner ends it, proc_end) and libssh's side is
+	 * closed (sshconn_close). */
 	pthread_detach(tid);
 	return sp[0];
 }
