@@ -21,7 +21,7 @@
 #   --out DIR    where the Markdown/CSV/SVG results go (default bench/results)
 #   --runs N     runs per tool and scenario (default 3, quick 1)
 #   --only RE    run only the scenario groups whose id matches RE (bash
-#                regex): direct cm ssm1 ssm3 rtt50 small small50, the goal
+#                regex): direct cm ssm1 ssm3 ssm-tree rtt50 small small50, the goal
 #                groups goal-near goal-nearcm goal-plain50 goal-cm50
 #                goal-proxy50 goal-ssm20 goal-ssm100, and the matrix cells
 #                matrix-ROUTE-RTT (ROUTE: standard fresh controlmaster proxied
@@ -418,6 +418,7 @@ say "making test data"
 want direct && mkfile direct.bin "$MB_DIRECT"
 want cm && mkfile cm.bin "$MB_CM"
 { want ssm1 || want ssm3; } && mkfile ssm.bin "$MB_SSM"
+want ssm-tree && mktree ssmtree 10
 want rtt50 && mkfile rtt.bin "$MB_RTT"
 want small && mktree small "$N_SMALL"
 want small50 && mktree small50 "$N_SMALL50"
@@ -611,6 +612,16 @@ run_groups() {	# dir
 			"fscp|$label, direct route|20|FSCP_SSM_DIRECT=auto"
 		G_ENV=''
 	done
+	# A small copy through SSM: scp's one session is all it needs, so fscp
+	# is held to scp's time (a download starts before its size is known).
+	if want ssm-tree; then
+		label="SSM -r tree of 10 tiny files, 1 s setup"
+		G_ID=ssm-tree G_LABEL=$label G_HOST=$ssm_id G_NAME=ssmtree G_KIND=tree
+		G_BYTES=$((10 * 4096)) G_LIMIT=$lim_small G_ENV="FSCP_SSM_SIM_SETUP_MS=1000"
+		bench_group "$runs" "fscp|$label, no direct route|1|FSCP_SSM_DIRECT=off" \
+			"fscp|$label, direct route looked for|1|FSCP_SSM_DIRECT=auto"
+		G_ENV=''
+	fi
 	if want rtt50; then
 		label="50 ms RTT $MB_RTT MiB"
 		G_ID=rtt50 G_LABEL=$label G_HOST=bench-rtt50 G_NAME=rtt.bin G_KIND=file

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "util/log.h"
 #include "util/mtext.h"
+#include "util/proc.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
 #include "policy/operand.h"
@@ -531,10 +533,27 @@ tolocal(struct run *r)
 	run_close(r);
 }
 
-/* scp's killchild(): an interrupted copy exits 1.  Our ssh and proxy
- * children see their socket close and end on their own. */
+/* scp's killchild(): an interrupted copy ends its children (ssh gets
+ * the signal, as scp sends it; a proxy is hung up on), then exits 1.
+ * Called by proc's signal thread; the copy's threads stop with the
+ * process (_exit: nothing of theirs is freed under them). */
 static void
 on_signal(int sig)
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	/* scp is gone at once: what the copy's threads would say as they
+	 * see their connections close is not scp's to say. */
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	proc_end_all(sig);
+	_exit(1);
+}
+
+/* The fallback when no signal thread could start: what is async-signal
+ * safe, and the children left to end on their own as their pipes close. */
+static void
+on_signal_now(int sig)
 {
 	(void)sig;
 	_exit(1);
@@ -552,6 +571,13 @@ bad_setting(const char *argv0, const char *diag)
 	exit(1);
 }
 
+/* Whichever exit() ends fscp, no child outlives it. */
+static void
+end_children(void)
+{
+	proc_end_all(0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -565,9 +591,12 @@ main(int argc, char **argv)
 	mtext_locale_init();
 	/* Broken pipes become errors we report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	if (proc_own_children(on_signal) != 0) {
+		signal(SIGINT, on_signal_now);
+		signal(SIGTERM, on_signal_now);
+		signal(SIGHUP, on_signal_now);
+	}
+	atexit(end_children);
 
 	st = args_parse(argc, argv, &o);
 	if (st == ARGS_VERSION) {

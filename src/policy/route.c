@@ -32,8 +32,9 @@
  * known (grow), and with the round trip the listing measured: near, new
  * connections pay only for big copies; far, they join a copy that already
  * runs on the listing connection and pay from 8 MiB.  For SSM it counts
- * as ROUTE_SSM_UNKNOWN_BYTES: the copy starts on the first session and
- * the later waves, which a small copy ends before, are never started.
+ * as ROUTE_SSM_UNKNOWN_BYTES, but only ROUTE_SSM_BEFORE_SIZE sessions start
+ * (the one that lists and one more) until the listing tells the size; the
+ * waves start then, as many as the size pays for.
  *
  * Another proxy or jump host (a bastion): one connection through it, as
  * ssh's, with several SFTP channels (proxied), from 8 MiB. */
@@ -116,7 +117,7 @@ route_format_bytes(long long b, char *buf, size_t len)
  * and one more session pays only when it comes up before T(N), by
  * ROUTE_SSM_GAIN_S at least; N = 1 is scp's own copy.  A download's size
  * is unknown before its listing: it counts as ROUTE_SSM_UNKNOWN_BYTES, and
- * the waves a small one does not need are never started. */
+ * no wave starts before the listing (route_decision.before_size). */
 int
 route_ssm_sessions(long long bytes, const struct route_ssm_cost *c, int max,
     double *finish_s)
@@ -325,6 +326,14 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	}
 	/* As many CLIs at once as there are cores, one wave per start. */
 	out->wave = in->cores > 0 ? in->cores : 1;
+	/* Each start is a StartSession call, a session on the instance and
+	 * a CLI's CPU: before the listing has told the size, the one that
+	 * lists and one more, the others only once a size pays for them.
+	 * The one more only with a core free for its CLI: on one core it
+	 * would slow the start of the one that lists, which scp does not
+	 * pay. */
+	if (in->bytes < 0 && in->connections_wanted == 0 && n > ROUTE_SSM_BEFORE_SIZE)
+		out->before_size = in->cores >= 2 ? ROUTE_SSM_BEFORE_SIZE : 1;
 	out->wave_s = in->ssm_start_cpu_s > 0 ? in->ssm_start_cpu_s :
 	    ROUTE_SSM_START_CPU_MS / 1000.0;
 	if (n == 1) {

@@ -41,6 +41,9 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 						   ssh handshake (wall time) */
 #define ROUTE_SSM_MAX_SESSIONS	32
 #define ROUTE_SSM_UNKNOWN_BYTES	(64LL << 20)	/* a download before its listing */
+#define ROUTE_SSM_BEFORE_SIZE	2	/* sessions started before the listing:
+					   the one that lists, one speculative
+					   (with a second core) */
 #define ROUTE_SSM_GAIN_S	0.2		/* a session must save this much */
 #define ROUTE_MAX_CONNS		64
 #define ROUTE_INFLIGHT_RATE	256000000.0	/* B/s one connection may aim at */
@@ -80,6 +83,9 @@ struct route_decision {
 	bool grow;		/* standard for now: decide again once the size is known */
 	int wave;		/* ssm-parallel: sessions started together (0: all) */
 	double wave_s;		/* ... and the seconds between two waves */
+	int before_size;	/* ssm-parallel of unknown size: only this many
+				   start until the listing tells the size (0: no
+				   such limit) */
 	char reason[256];
 };
 

@@ -299,7 +299,7 @@ sshcfg_run_capture(char *const argv[], char **out, char *err, size_t errlen)
 {
 	struct proc_spec ps = {
 		.argv = argv, .search_path = true, .in = PROC_NULL,
-		.msg = PROC_MSG_PERROR, .exec_status = 127,
+		.msg = PROC_MSG_PERROR, .exec_status = 127, .group = true,
 	};
 	struct proc_output po;
 

@@ -131,7 +131,7 @@ facts_ssm_address(const struct fscp_opts *o, const struct proxycmd_ssm *ssm,
 	char buf[512] = "";
 	struct proc_spec ps = {
 		.search_path = true, .in = PROC_NULL, .err = PROC_NULL,
-		.msg = PROC_MSG_NONE, .exec_status = 127,
+		.msg = PROC_MSG_NONE, .exec_status = 127, .group = true,
 	};
 	struct proc_output po;
 

@@ -6,10 +6,17 @@
  * for its SFTP handshake.  A probing pool starts one connection, whose
  * banner or measured round trip says how many more start; an SSM pool
  * starts its sessions in waves (one per core at a time, each aws CLI
- * burns its CPU first), so that a copy can start on the first.  Stopping
- * a pool hangs up on the proxies and shuts the sockets of what is still
- * connecting: its threads end at once, and pool_end joins them before
- * anything may exit. */
+ * burns its CPU first), so that a copy can start on the first, and one
+ * of unknown size starts no more than its limit until the listing has
+ * told the size (pool_trim).  Stopping a pool hangs up on the proxies
+ * and shuts the sockets of what is still connecting: its threads end at
+ * once, and pool_end joins them and ends every proxy (proc_end) before
+ * the copy returns.
+ *
+ * Threads: each connection's (pool_connect_one), each extra channel's
+ * (pool_channel_one) and the pacer's are the pool's; pool_end joins them.
+ * A proxy's relay thread (proxycmd) ends when its proxy and its socket
+ * are closed. */
 #include "config.h"
 #include "session/pool.h"
 
@@ -91,6 +98,8 @@ struct pool {
 	bool expanded;		/* ... it has */
 	int started;		/* connections whose thread was started */
 	int limit;		/* no more than this many are started */
+	bool sized;		/* the limit is final (else the pacer waits for
+				   the listing to set it: pool_trim) */
 	double t0, last;	/* start, and when the latest came up */
 	bool stop;		/* no more wanted: abort what is still connecting */
 	bool joined;		/* its owner is joining the threads */
@@ -244,25 +253,33 @@ pool_expand(struct pool *b, int total)
 
 /* The later waves of SSM sessions: each aws CLI burns its CPU before it
  * reaches AWS, so as many start together as there are cores, one wave
- * after the other; a copy that is done before stops the rest. */
+ * after the other, up to the limit; before the size is known, the limit
+ * may still rise (pool_trim) and the pacer waits for it.  A copy that is
+ * done before stops the rest. */
 static void *
 pool_pacer(void *arg)
 {
 	struct pool *b = arg;
 	int conns = b->n / b->per;
+	int step = b->wave > 0 ? b->wave : conns;
+	double due = b->t0 + b->wave_s;	/* the next wave, at the earliest */
 
 	pthread_mutex_lock(&b->lock);
-	while (b->started < conns && b->started < b->limit && !b->stop) {
-		double due = clock_now() + b->wave_s;
-
-		while (!b->stop && clock_now() < due) {
+	while (b->started < conns && !b->stop) {
+		if (b->started >= b->limit) {
+			if (b->sized)
+				break;
+			pthread_cond_wait(&b->cond, &b->lock);
+			continue;
+		}
+		if (clock_now() < due) {
 			struct timespec ts = clock_deadline(due - clock_now());
 
 			(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+			continue;
 		}
-		if (b->stop)
-			break;
-		pool_start_upto(b, b->started + b->wave);
+		pool_start_upto(b, b->started + step);
+		due = clock_now() + b->wave_s;
 		log_debug(1, "%d of %d SSM sessions started", b->started, conns);
 	}
 	if (b->started < conns)
@@ -385,7 +402,7 @@ pool_connect_one(void *arg)
 			pthread_mutex_lock(&j->pool->lock);
 			j->pid = pid;
 			if (j->pool->stop && pid > 0)
-				kill(pid, SIGHUP);
+				proc_hangup(pid);
 			pthread_mutex_unlock(&j->pool->lock);
 			if (p.proxy_fd < 0) {
 				j->rc = SSHCONN_ERR_CONNECT;
@@ -457,9 +474,9 @@ pool_reap(pid_t pid)
 {
 	if (pid <= 0)
 		return;
-	/* ssh sends SIGHUP to its ProxyCommand when done; so do we. */
-	kill(pid, SIGHUP);
-	(void)proc_wait(pid);
+	/* ssh sends SIGHUP to its ProxyCommand when done; so do we, to its
+	 * whole group, and reap it. */
+	(void)proc_end(pid, SIGHUP);
 }
 
 /* Close one connection: its SFTP channel (or ssh), its libssh session and
@@ -505,7 +522,7 @@ pool_stop_all(struct pool *b)
 		if (b->jobs[i].done)
 			continue;
 		if (b->jobs[i].pid > 0)
-			kill(b->jobs[i].pid, SIGHUP);
+			proc_hangup(b->jobs[i].pid);
 		if (b->jobs[i].abort_fd >= 0)
 			shutdown(b->jobs[i].abort_fd, SHUT_RDWR);
 	}
@@ -692,10 +709,13 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->probe = h->probe && n > 1;
 	b->spec = b->never_add = h->spec;
 	b->delay_s = h->delay_s;
-	b->limit = n;
+	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
+	b->sized = b->limit == n;
 	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
 	b->wave_s = h->wave_s;
 	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
+	if (b->started > b->limit)
+		b->started = b->limit;
 	for (int i = 0; i < b->started * per; i += per) {
 		struct pool_job *j = &b->jobs[i];
 
@@ -711,10 +731,12 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 			pthread_mutex_unlock(&b->lock);
 		}
 	}
-	if (b->wave > 0 && pthread_create(&b->pacer, NULL, pool_pacer, b) != 0) {
+	if ((b->wave > 0 || !b->sized) && pthread_create(&b->pacer, NULL, pool_pacer, b) != 0) {
 		b->pacer = 0;
 		pthread_mutex_lock(&b->lock);
-		pool_start_upto(b, n);
+		b->sized = true;
+		pool_start_upto(b, b->limit);
+		pool_give_up(b);
 		pthread_mutex_unlock(&b->lock);
 	}
 	return b;
@@ -758,13 +780,15 @@ pool_wait_all(struct pool *b)
 int
 pool_trim(struct pool *b, int n)
 {
-	int limit = -1;
+	int limit = -1, conns;
 
-	if (b == NULL || b->wave == 0)
+	if (b == NULL || b->pacer == 0)
 		return -1;
 	pthread_mutex_lock(&b->lock);
-	if (n < b->limit) {
-		b->limit = n < b->started ? b->started : n;
+	conns = b->n / b->per;
+	if (n < b->limit || !b->sized) {
+		b->limit = n < b->started ? b->started : n > conns ? conns : n;
+		b->sized = true;
 		limit = b->limit;
 		pthread_cond_broadcast(&b->cond);
 	}

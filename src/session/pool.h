@@ -27,6 +27,8 @@ struct pool_how {
 				   the pool is stopped before */
 	int wave;		/* > 0: start this many at a time ... */
 	double wave_s;		/* ... one wave every wave_s seconds */
+	int limit;		/* > 0: no more than this many start until
+				   pool_trim says how many (a size unknown) */
 };
 
 /* One channel that came up: its SFTP session, the libssh session it runs
@@ -56,8 +58,9 @@ void pool_stop(struct pool *b);
 /* Stop, join every thread, close what nobody took, free b (NULL: nothing).
  * report: say under -v how many came up. */
 void pool_end(struct pool *b, bool report);
-/* SSM waves still to come stop at n sessions (never fewer than started):
- * the new limit, or -1 when it did not change. */
+/* The size is known: SSM waves start up to n sessions in all (never
+ * fewer than started, never more than the pool has): the new limit, or
+ * -1 when it did not change or the pool has no waves. */
 int pool_trim(struct pool *b, int n);
 
 /* Channels not handed out yet (0 for NULL); all jobs; connections up. */

@@ -242,10 +242,11 @@ session_spec_lists(struct session *s, const struct fscp_opts *o)
 	return true;
 }
 
-/* SSM sessions for a download were planned before its size was known:
- * now that the listing has told, the waves still to come stop at what
- * the copy is worth (each start costs a CLI's CPU, which the running
- * sessions' relays need). */
+/* SSM sessions for a download were planned before its size was known,
+ * and only the one that lists and one more started: now that the listing
+ * has told, the waves start up to what the copy is worth (each start
+ * costs a CLI's CPU, which the running sessions' relays need, and a
+ * StartSession call). */
 static void
 session_ssm_trim(struct session *s, const struct fscp_opts *o, long long bytes)
 {
@@ -260,7 +261,8 @@ session_ssm_trim(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (limit < 0)
 		return;
 	route_format_bytes(bytes, size, sizeof(size));
-	log_verbose("listed: %s to move, %d SSM sessions are enough", size, limit);
+	log_verbose("listed: %s to move, %d SSM session%s in all", size, limit,
+	    limit == 1 ? "" : "s");
 }
 
 /* ---- what the command line reads ---------------------------------- */
@@ -493,7 +495,12 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 
 		struct pool_how h = { .proxy = proxy, .direct = direct,
 			.compress = compress, .n = d.connections, .per = per,
-			.probe = probe_first, .wave = d.wave, .wave_s = d.wave_s };
+			.probe = probe_first, .wave = d.wave, .wave_s = d.wave_s,
+			.limit = d.before_size };
+
+		if (d.before_size > 0)
+			log_verbose("size unknown: %d SSM sessions start until the listing tells it",
+			    d.before_size);
 
 		n = session_open_bypass(s, o, &h, d.kind == ROUTE_SSM_PARALLEL || probe_first);
 		if (n > 0) {

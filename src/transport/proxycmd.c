@@ -425,6 +425,7 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 	char *cmd, *argv[4];
 	struct proc_spec ps = {
 		.err = PROC_KEEP, .msg = PROC_MSG_PERROR, .exec_status = 1,
+		.group = true,
 	};
 	pid_t p;
 	pthread_t tid;
@@ -445,8 +446,9 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 	argv[1] = (char *)"-c";
 	argv[2] = cmd;
 	argv[3] = NULL;
-	/* stderr stays the user's: SSM and aws errors must be seen.  Same
-	 * process group as fscp, as ssh leaves its proxy. */
+	/* stderr stays the user's: SSM and aws errors must be seen.  A
+	 * process group of its own: `sh -c "aws ssm start-session ..."` and
+	 * the CLI and plugin under it are ended together (proc_end). */
 	ps.argv = argv;
 	ps.in = pin[0];
 	ps.out = pout[1];
@@ -485,9 +487,12 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 		}
 		free(r);
 		close_open(fds, 8);
-		kill(p, SIGHUP);
+		(void)proc_end(p, SIGHUP);
 		return -1;
 	}
+	/* The relay is nobody's to join: it ends once its proxy's output has
+	 * ended (the proxy's owner ends it, proc_end) and libssh's side is
+	 * closed (sshconn_close). */
 	pthread_detach(tid);
 	return sp[0];
 }

@@ -69,9 +69,8 @@ sshproc_abort(void *ctx)
 {
 	struct sshproc *p = ctx;
 
-	kill(p->pid, SIGTERM);
 	close(p->fd);
-	(void)proc_wait(p->pid);
+	(void)proc_end(p->pid, SIGTERM);
 	free(p);
 	return 1;
 }

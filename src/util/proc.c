@@ -1,17 +1,189 @@
+/* proc: every child fscp starts is forked here and registered from its
+ * fork to its reap, so that one owner ends them all whichever way fscp
+ * ends (proc.h says how).  The registry is process-wide state, as
+ * children and signal dispositions are. */
 #include "config.h"
 #include "util/proc.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <time.h>
 #include <unistd.h>
+
+/* ---- the registry ------------------------------------------------------- */
+
+struct proc_child {
+	pid_t pid;
+	bool group;		/* leads a process group of its own */
+};
+
+static struct {
+	pthread_mutex_t lock;	/* held across fork and registration, and
+				   by proc_end_all while it ends them */
+	struct proc_child *c;
+	size_t n, cap;
+	bool ending;		/* proc_end_all ran: no new child */
+	bool signalled;		/* ... for a signal, whose end is fscp's */
+} proc_reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The signals that end fscp: proc_own_children takes them in a thread. */
+static const int proc_end_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Between two steps of the ladder (hang up, terminate, kill), what a
+ * child that ignores the step gets. */
+#define PROC_GRACE_S	0.5
+
+/* Under proc_reg.lock. */
+static struct proc_child *
+proc_find(pid_t pid)
+{
+	for (size_t i = 0; i < proc_reg.n; i++)
+		if (proc_reg.c[i].pid == pid)
+			return &proc_reg.c[i];
+	return NULL;
+}
+
+/* Under proc_reg.lock. */
+static void
+proc_forget(pid_t pid)
+{
+	struct proc_child *c = proc_find(pid);
+
+	if (c != NULL)
+		*c = proc_reg.c[--proc_reg.n];
+}
+
+/* One process as /proc/PID/stat shows it. */
+struct proc_stat {
+	pid_t pid, ppid, pgrp, sid;
+	bool dead;		/* a zombie */
+};
+
+/* Call f on every process until it returns true (then true); false when
+ * f never did, or /proc cannot be read (*none set). */
+static bool
+proc_scan(bool (*f)(const struct proc_stat *, void *), void *arg, bool *none)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool hit = false;
+
+	*none = d == NULL;
+	if (d == NULL)
+		return false;
+	while (!hit && (e = readdir(d)) != NULL) {
+		char path[300], buf[512], *rp, st;
+		long ppid, pgrp, sid;
+		struct proc_stat p;
+		int fd;
+		ssize_t n;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid pgrp session ...": comm may hold
+		 * anything. */
+		if ((rp = strrchr(buf, ')')) == NULL ||
+		    sscanf(rp + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
+			continue;
+		p = (struct proc_stat){ .pid = (pid_t)atol(e->d_name), .ppid = (pid_t)ppid,
+			.pgrp = (pid_t)pgrp, .sid = (pid_t)sid, .dead = st == 'Z' || st == 'X' };
+		hit = f(&p, arg);
+	}
+	closedir(d);
+	return hit;
+}
+
+static bool
+proc_in_group(const struct proc_stat *p, void *arg)
+{
+	return p->pgrp == *(pid_t *)arg && !p->dead;
+}
+
+/* Does a process of group g other than a zombie live?  (The leader, not
+ * reaped yet, keeps g from being reused.) */
+static bool
+proc_group_alive(pid_t g)
+{
+	bool none, alive = proc_scan(proc_in_group, &g, &none);
+
+	return none ? kill(-g, 0) == 0 : alive;
+}
+
+/* Has the child exited (not reaped yet)?  A child reaped by someone else
+ * counts as exited. */
+static bool
+proc_exited(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid == pid;
+}
+
+static void
+proc_signal(const struct proc_child *c, int sig)
+{
+	if (c->group) {
+		kill(-c->pid, sig);
+		/* A stopped member would keep a hang-up pending. */
+		if (sig != SIGKILL)
+			kill(-c->pid, SIGCONT);
+	} else {
+		kill(c->pid, sig);
+	}
+}
+
+static bool
+proc_over(const struct proc_child *c)
+{
+	return proc_exited(c->pid) && (!c->group || !proc_group_alive(c->pid));
+}
+
+/* Reap pid, which has exited; its status as proc_wait returns it. */
+static int
+proc_reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 255;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+static void
+proc_nap(void)
+{
+	struct timespec ts = { 0, 5 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- spawning ------------------------------------------------------------ */
 
 /* In the child: make want (a descriptor, PROC_KEEP or PROC_NULL) its fd
  * target.  Descriptors below 3 were moved out of the way first, so dup2
@@ -54,6 +226,15 @@ proc_child(const struct proc_spec *s)
 			_exit(s->exec_status);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	/* fscp takes its ending signals in a thread: the child must not
+	 * inherit them blocked, nor (ended before its exec) run a handler
+	 * of ours. */
+	sigset_t none;
+
+	for (size_t i = 0; i < sizeof(proc_end_signals) / sizeof(proc_end_signals[0]); i++)
+		signal(proc_end_signals[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (s->search_path)
 		execvp(file, s->argv);
 	else
@@ -70,30 +251,280 @@ proc_spawn(const struct proc_spec *s, char *err, size_t errlen)
 
 	/* Buffered output must not be written twice, by us and the child. */
 	fflush(NULL);
+	/* Fork and registration under the lock: proc_end_all never misses
+	 * a child, nor starts one after it ended them. */
+	pthread_mutex_lock(&proc_reg.lock);
+	if (proc_reg.ending) {
+		pthread_mutex_unlock(&proc_reg.lock);
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "fork: fscp is ending");
+		return -1;
+	}
+	if (proc_reg.n == proc_reg.cap) {
+		proc_reg.cap = proc_reg.cap ? proc_reg.cap * 2 : 16;
+		proc_reg.c = xrealloc(proc_reg.c, proc_reg.cap * sizeof(*proc_reg.c));
+	}
 	pid = fork();
 	if (pid < 0) {
+		pthread_mutex_unlock(&proc_reg.lock);
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		if (s->group)
+			(void)setpgid(0, 0);
 		proc_child(s);
+	}
+	/* Both sides set the group, so it is set before either goes on. */
+	if (s->group)
+		(void)setpgid(pid, pid);
+	proc_reg.c[proc_reg.n++] = (struct proc_child){ .pid = pid, .group = s->group };
+	pthread_mutex_unlock(&proc_reg.lock);
 	return pid;
 }
+
+/* ---- ending ---------------------------------------------------------------- */
 
 int
 proc_wait(pid_t pid)
 {
-	int status;
+	siginfo_t si;
+	bool group;
+	int rc;
 
-	while (waitpid(pid, &status, 0) < 0) {
+	/* Wait without reaping, so that pid stays ours (and so does its
+	 * group) until it is out of the registry. */
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0) {
 		if (errno != EINTR)
-			return 255;
+			break;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 255;
+	pthread_mutex_lock(&proc_reg.lock);
+	struct proc_child *c = proc_find(pid);
+
+	group = c != NULL && c->group;
+	pthread_mutex_unlock(&proc_reg.lock);
+	/* A leader that is gone takes its group with it: what it left
+	 * (the plugin under `sh -c "aws ..."`) is ended as the leader
+	 * would have been. */
+	if (group && proc_group_alive(pid))
+		return proc_end(pid, SIGHUP);
+	pthread_mutex_lock(&proc_reg.lock);
+	proc_forget(pid);
+	rc = proc_reap(pid);
+	pthread_mutex_unlock(&proc_reg.lock);
+	return rc;
 }
+
+int
+proc_end(pid_t pid, int sig)
+{
+	struct proc_child c;
+	static const int ladder[] = { SIGTERM, SIGKILL };
+
+	if (pid <= 0)
+		return 255;
+	pthread_mutex_lock(&proc_reg.lock);
+	struct proc_child *p = proc_find(pid);
+
+	c = p != NULL ? *p : (struct proc_child){ .pid = pid };
+	pthread_mutex_unlock(&proc_reg.lock);
+	if (p == NULL)		/* not ours, or reaped already */
+		return 255;
+	for (size_t step = 0; step <= sizeof(ladder) / sizeof(ladder[0]); step++) {
+		double due = clock_now() + PROC_GRACE_S;
+
+		proc_signal(&c, step == 0 ? sig : ladder[step - 1]);
+		while (!proc_over(&c) && clock_now() < due)
+			proc_nap();
+		if (proc_over(&c))
+			break;
+	}
+	pthread_mutex_lock(&proc_reg.lock);
+	bool mine = proc_find(pid) != NULL;
+	int rc = 255;
+
+	if (mine) {
+		proc_forget(pid);
+		rc = proc_reap(pid);
+	}
+	pthread_mutex_unlock(&proc_reg.lock);
+	return rc;
+}
+
+void
+proc_hangup(pid_t pid)
+{
+	pthread_mutex_lock(&proc_reg.lock);
+	struct proc_child *c = proc_find(pid);
+
+	if (c != NULL)
+		proc_signal(c, SIGHUP);
+	pthread_mutex_unlock(&proc_reg.lock);
+}
+
+/* Orphans fscp adopted (proc_own_children): what ssh's ProxyCommand
+ * left when ssh hung up on it, say.  Zombies are reaped; live ones of
+ * our session are collected (a daemon, such as a ControlPersist master,
+ * made a session of its own and is left to live). */
+struct proc_adopted {
+	pid_t me, sid;
+	pid_t *live;
+	size_t n, cap;
+};
+
+/* Under proc_reg.lock (so no registered child is taken for one). */
+static bool
+proc_adopted_one(const struct proc_stat *p, void *arg)
+{
+	struct proc_adopted *a = arg;
+
+	if (p->ppid != a->me || proc_find(p->pid) != NULL)
+		return false;
+	if (p->dead) {
+		(void)waitpid(p->pid, NULL, WNOHANG);
+	} else if (p->sid == a->sid) {
+		if (a->n == a->cap) {
+			a->cap = a->cap ? a->cap * 2 : 8;
+			a->live = xrealloc(a->live, a->cap * sizeof(*a->live));
+		}
+		a->live[a->n++] = p->pid;
+	}
+	return false;
+}
+
+/* Under proc_reg.lock: end the adopted orphans of our session, with the
+ * ladder; more are adopted as their parents die, so it looks again. */
+static void
+proc_end_adopted(void)
+{
+	struct proc_adopted a = { .me = getpid(), .sid = getsid(0) };
+	static const int ladder[] = { SIGHUP, SIGHUP, SIGTERM, SIGKILL, SIGKILL };
+	bool none;
+
+	for (size_t step = 0; step < sizeof(ladder) / sizeof(ladder[0]); step++) {
+		double due = clock_now() + PROC_GRACE_S / 2;
+
+		a.n = 0;
+		(void)proc_scan(proc_adopted_one, &a, &none);
+		if (a.n == 0)
+			break;
+		for (size_t i = 0; i < a.n; i++)
+			kill(a.live[i], ladder[step]);
+		for (size_t i = 0; i < a.n; i++) {
+			while (!proc_exited(a.live[i]) && clock_now() < due)
+				proc_nap();
+			if (proc_exited(a.live[i]))
+				(void)waitpid(a.live[i], NULL, WNOHANG);
+		}
+	}
+	a.n = 0;
+	(void)proc_scan(proc_adopted_one, &a, &none);	/* the last zombies */
+	free(a.live);
+}
+
+void
+proc_end_all(int sig)
+{
+	double due;
+
+	pthread_mutex_lock(&proc_reg.lock);
+	if (sig == 0 && proc_reg.signalled) {
+		/* An exit() that follows what the signal's end did (a
+		 * connection it closed): the signal's end exits, as scp's
+		 * killchild() would have, before anything else. */
+		pthread_mutex_unlock(&proc_reg.lock);
+		for (;;)
+			pause();
+	}
+	proc_reg.ending = true;
+	proc_reg.signalled = sig > 0;
+	for (int step = 0; step < 3 && proc_reg.n > 0; step++) {
+		for (size_t i = 0; i < proc_reg.n; i++) {
+			const struct proc_child *c = &proc_reg.c[i];
+			/* ssh as scp's killchild() ends it (it shares our
+			 * group and ends its own ProxyCommand); a group of its
+			 * own as ssh ends its ProxyCommand. */
+			int first = c->group ? SIGHUP : sig > 0 ? sig : SIGTERM;
+
+			proc_signal(c, step == 0 ? first : step == 1 ? SIGTERM : SIGKILL);
+		}
+		due = clock_now() + PROC_GRACE_S;
+		for (;;) {
+			size_t left = 0;
+
+			for (size_t i = 0; i < proc_reg.n; i++)
+				left += !proc_over(&proc_reg.c[i]);
+			if (left == 0 || clock_now() >= due)
+				break;
+			proc_nap();
+		}
+		for (size_t i = 0; i < proc_reg.n;) {
+			if (proc_over(&proc_reg.c[i])) {
+				(void)proc_reap(proc_reg.c[i].pid);
+				proc_reg.c[i] = proc_reg.c[--proc_reg.n];
+			} else {
+				i++;
+			}
+		}
+	}
+	proc_end_adopted();
+	pthread_mutex_unlock(&proc_reg.lock);
+}
+
+struct proc_watcher {
+	void (*on)(int sig);
+};
+
+static void *
+proc_watch(void *arg)
+{
+	struct proc_watcher *w = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(proc_end_signals) / sizeof(proc_end_signals[0]); i++)
+		sigaddset(&set, proc_end_signals[i]);
+	for (;;) {
+		if (sigwait(&set, &sig) == 0)
+			w->on(sig);
+	}
+	return NULL;
+}
+
+int
+proc_own_children(void (*on)(int sig))
+{
+	sigset_t set;
+	pthread_t tid;
+	struct proc_watcher *w = xmalloc(sizeof(*w));
+
+	w->on = on;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(proc_end_signals) / sizeof(proc_end_signals[0]); i++)
+		sigaddset(&set, proc_end_signals[i]);
+	/* Blocked here before any other thread exists: every thread
+	 * inherits the mask, and only the watcher takes them. */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) {
+		free(w);
+		return -1;
+	}
+#if defined(__linux__) && defined(PR_SET_CHILD_SUBREAPER)
+	/* What our children leave behind is ours: ssh hangs up on its
+	 * ProxyCommand's shell, and the shell's children come to us. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+	if (pthread_create(&tid, NULL, proc_watch, w) != 0) {
+		free(w);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		return -1;
+	}
+	pthread_detach(tid);
+	return 0;
+}
+
+/* ---- running and capturing --------------------------------------------- */
 
 int
 proc_run(const struct proc_spec *s, char *err, size_t errlen)
@@ -195,7 +626,7 @@ proc_capture(const struct proc_spec *s, bool want_err, int timeout_ms,
 	}
 	if (!proc_drain(rd, b, timeout_ms < 0 ? -1 : clock_now_ms() + timeout_ms)) {
 		o->timed_out = true;
-		kill(pid, SIGKILL);
+		kill(s->group ? -pid : pid, SIGKILL);
 	}
 	for (int i = 0; i < 2; i++)
 		if (rd[i] >= 0)
@@ -222,10 +653,82 @@ proc_output_free(struct proc_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* The first line of a file, into buf; false when it cannot be read. */
+static bool
+proc_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/* The CPUs this process's cgroup may use (its CPU quota, rounded up),
+ * cgroup v2 or v1; 0 when it has no quota or none can be read. */
+static int
+proc_cgroup_cpus(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[512], path[1024], val[128];
+	long long quota = -1, period = 0;
+
+	if (f == NULL)
+		return 0;
+	while (quota < 0 && fgets(line, sizeof(line), f) != NULL) {
+		char *ctl = strchr(line, ':'), *cg = ctl ? strchr(ctl + 1, ':') : NULL;
+
+		if (cg == NULL)
+			continue;
+		*cg++ = '\0';
+		cg[strcspn(cg, "\n")] = '\0';
+		if (strcmp(cg, "/") == 0)
+			cg = (char *)"";
+		if (strcmp(ctl + 1, "") == 0) {		/* v2: "0::/path" */
+			static const char *roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+
+			for (size_t i = 0; i < 2 && quota < 0; i++) {
+				snprintf(path, sizeof(path), "%s%s/cpu.max", roots[i], cg);
+				if (proc_read_line(path, val, sizeof(val)) &&
+				    sscanf(val, "%lld %lld", &quota, &period) != 2)
+					quota = -1;
+			}
+		} else if (strstr(ctl + 1, "cpu") != NULL && strstr(ctl + 1, "cpuset") == NULL) {
+			static const char *roots[] = { "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct" };
+
+			for (size_t i = 0; i < 2 && quota < 0; i++) {
+				snprintf(path, sizeof(path), "%s%s/cpu.cfs_quota_us", roots[i], cg);
+				if (!proc_read_line(path, val, sizeof(val)) ||
+				    sscanf(val, "%lld", &quota) != 1)
+					continue;
+				snprintf(path, sizeof(path), "%s%s/cpu.cfs_period_us", roots[i], cg);
+				if (!proc_read_line(path, val, sizeof(val)) ||
+				    sscanf(val, "%lld", &period) != 1)
+					quota = -1;
+			}
+		}
+	}
+	fclose(f);
+	if (quota <= 0 || period <= 0)
+		return 0;
+	return (int)((quota + period - 1) / period);
+}
+
 int
 proc_cores(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	int quota = proc_cgroup_cpus();
 
+	/* What this process may run on: its affinity and its cgroup's CPU
+	 * quota count, not only what the machine has. */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
+	if (quota > 0 && quota < n)
+		n = quota;
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

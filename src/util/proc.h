@@ -1,9 +1,16 @@
 /* proc: child processes (spawn with given stdio, capture with a timeout,
- * reap), the one place fscp forks and execs.
+ * reap, end), the one place fscp forks and execs.
  *
  * Every caller used to fork/exec/wait on its own; they differed only in
  * the child's stdio, PATH search, the message printed when exec fails and
- * the exit status of such a child.  Those are the fields of proc_spec. */
+ * the exit status of such a child.  Those are the fields of proc_spec.
+ *
+ * Every child is registered from its fork to its reap.  Its owner (the
+ * code that started it) ends it with proc_wait (it ends on its own) or
+ * proc_end; whatever is left when fscp ends, proc_end_all ends: main
+ * calls it on the ending signals (through proc_own_children) and at
+ * exit.  None outlives fscp, nor does what they leave behind (fscp is
+ * their subreaper). */
 #ifndef FSCP_PROC_H
 #define FSCP_PROC_H
 
@@ -27,6 +34,11 @@ struct proc_spec {
 	int in, out, err;	/* the child's 0/1/2: a descriptor, PROC_KEEP or PROC_NULL */
 	enum proc_execmsg msg;
 	int exec_status;	/* exit status of a child whose exec failed */
+	bool group;		/* the child leads a process group of its own, and
+				   is ended with its group (a ProxyCommand's
+				   `sh -c "aws ..."` and the plugin under it).
+				   Not for ssh: it reads passwords from the
+				   terminal, which a background group cannot. */
 };
 
 /* Fork and exec.  The descriptors given are the child's only inherited
@@ -34,10 +46,36 @@ struct proc_spec {
  * Returns the pid, or -1 with err set ("fork: ..."). */
 pid_t proc_spawn(const struct proc_spec *s, char *err, size_t errlen);
 
-/* Reap pid (retrying on EINTR).  Returns its exit status as scp and ssh
- * see it: the exit code, or 255 when it died by a signal or cannot be
- * waited for. */
+/* Wait for pid to end on its own and reap it (retrying on EINTR); a group
+ * whose leader ended has what is left of it ended (proc_end).  Returns
+ * its exit status as scp and ssh see it: the exit code, or 255 when it
+ * died by a signal or cannot be waited for. */
 int proc_wait(pid_t pid);
+
+/* End pid as ssh ends its ProxyCommand: sig (SIGHUP for a proxy, SIGTERM
+ * for ssh as scp's killchild() sends) to it or to its group, then SIGTERM
+ * and SIGKILL to what has not ended after a grace each; then reap it.
+ * Returns its status as proc_wait; 255 for a pid that is not ours. */
+int proc_end(pid_t pid, int sig);
+
+/* SIGHUP to pid (its group), without waiting: stopping what is still
+ * connecting cuts it short.  The owner still reaps it (proc_end). */
+void proc_hangup(pid_t pid);
+
+/* End every child still registered (children sharing our group get sig,
+ * or SIGTERM for 0; groups of their own SIGHUP; then the ladder) and reap
+ * them, then the orphans adopted in our session; no child starts after
+ * it.  sig > 0: for that signal, and the caller ends the process: a later
+ * call with 0 (at exit) waits for that end instead. */
+void proc_end_all(int sig);
+
+/* Make fscp the owner of its descendants: on Linux their subreaper (an
+ * orphan comes to fscp, not init: proc_end_all ends it), and SIGINT,
+ * SIGTERM and SIGHUP blocked in every thread and taken in one thread of
+ * their own, which calls on(sig) (on must end the process: the thread
+ * lives until then).  Call before any other thread exists.  Returns -1
+ * when the thread cannot start (the signals are not blocked). */
+int proc_own_children(void (*on)(int sig));
 
 /* Spawn and wait: the exit status, or 255 when it could not be spawned
  * (err then says why). */
@@ -60,8 +98,9 @@ int proc_capture(const struct proc_spec *s, bool want_err, int timeout_ms,
     struct proc_output *o, char *err, size_t errlen);
 void proc_output_free(struct proc_output *o);
 
-/* This machine's online cores (at least 1): what the route sizes CPU-bound
- * work by. */
+/* The cores this process may use (at least 1): online, within its CPU
+ * affinity and its cgroup's CPU quota (rounded up).  What the route sizes
+ * CPU-bound work by. */
 int proc_cores(void);
 
 #endif

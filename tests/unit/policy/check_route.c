@@ -503,6 +503,24 @@ START_TEST(ssm_waves)
 	route_decide(&in, &d);
 	ck_assert(d.wave_s > 1.49 && d.wave_s < 1.51);
 	ck_assert_int_lt(d.connections, 12);
+	/* A size known: every wave may start. */
+	ck_assert_int_eq(d.before_size, 0);
+	/* Before the listing: the session that lists and one more, whatever
+	 * the sessions planned for an unknown size; a count the user asked
+	 * for is theirs. */
+	in.bytes = -1;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_SSM_PARALLEL);
+	ck_assert_int_gt(d.connections, ROUTE_SSM_BEFORE_SIZE);
+	ck_assert_int_eq(d.before_size, 2);
+	in.cores = 1;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.before_size, 1);
+	in.cores = 2;
+	in.connections_wanted = 8;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.connections, 8);
+	ck_assert_int_eq(d.before_size, 0);
 	sshcfg_free(&cfg);
 }
 END_TEST

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,6 +13,17 @@
 #include "../check_main.h"
 #include "util/clock.h"
 #include "util/proc.h"
+
+/* Is a process of group g alive (not a zombie)? */
+static bool
+group_alive(pid_t g)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "ps -eo pgid=,stat= | awk '$1 == %d && $2 !~ /^Z/' | grep -q .",
+	    (int)g);
+	return system(cmd) == 0;
+}
 
 static struct proc_spec
 sh_spec(char **argv)
@@ -24,6 +36,67 @@ sh_spec(char **argv)
 
 	return ps;
 }
+
+/* A group of its own is ended whole: the shell and what it started
+ * (as `sh -c "aws ..."` and the CLI under it), even a member that ignores
+ * the hang-up; and a leader that exits on its own takes what it left. */
+START_TEST(group_ended_whole)
+{
+	char *argv[] = { "sh", "-c", "sleep 60 & (trap '' HUP; sleep 60) & wait", NULL };
+	struct proc_spec ps = sh_spec(argv);
+	pid_t pid;
+	double t0;
+
+	ps.group = true;
+	pid = proc_spawn(&ps, NULL, 0);
+	ck_assert_int_gt(pid, 0);
+	usleep(200 * 1000);
+	ck_assert(group_alive(pid));
+	t0 = clock_now();
+	ck_assert_int_eq(proc_end(pid, SIGHUP), 255);
+	ck_assert(!group_alive(pid));
+	ck_assert(clock_now() - t0 < 5);
+	/* Not ours any more. */
+	ck_assert_int_eq(proc_end(pid, SIGHUP), 255);
+
+	argv[2] = "sleep 60 & exit 3";
+	pid = proc_spawn(&ps, NULL, 0);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(proc_wait(pid), 3);
+	ck_assert(!group_alive(pid));
+}
+END_TEST
+
+/* Every child still running is ended by proc_end_all, and none starts
+ * after it. */
+START_TEST(end_all)
+{
+	char *argv[] = { "sh", "-c", "sleep 60", NULL };
+	struct proc_spec ps = sh_spec(argv);
+	pid_t a, b;
+	char err[128] = "";
+	sigset_t set;
+
+	/* As fscp runs (proc_own_children): a child ended before its exec
+	 * must not run this process's handlers (check's own). */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	a = proc_spawn(&ps, NULL, 0);
+	ps.group = true;
+	argv[2] = "sleep 60 & wait";
+	b = proc_spawn(&ps, NULL, 0);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_gt(b, 0);
+	proc_end_all(0);
+	ck_assert_int_eq(kill(a, 0), -1);
+	ck_assert(!group_alive(b));
+	ck_assert_int_eq(proc_spawn(&ps, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "fork: fscp is ending");
+}
+END_TEST
 
 START_TEST(exit_status)
 {
@@ -195,6 +268,8 @@ proc_suite(void)
 	tcase_add_test(tc, no_path_search);
 	tcase_add_test(tc, socket_as_stdin_and_stdout);
 	tcase_add_test(tc, low_fds_swapped);
+	tcase_add_test(tc, group_ended_whole);
+	tcase_add_test(tc, end_all);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

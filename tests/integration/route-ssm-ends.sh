@@ -1,0 +1,197 @@
+#!/bin/bash
+# Every child fscp starts ends with it (issue 23), through the fake aws CLI
+# and the SSM simulator (tests/tools), wired as users wire SSM:
+#   - after each kind of end (success, error, SIGINT to its process group
+#     as a terminal sends it, SIGTERM and SIGHUP to fscp alone, a session
+#     dropped mid-copy), for a 6-byte and a 20 MiB copy: once fscp has
+#     exited, no process of its session (the aws CLIs in their start-up,
+#     the shells of the ProxyCommands, ssh and what ssh's ProxyCommand left)
+#     and no simulator session it started is still alive;
+#   - a signal ends the copy with scp's status, 1 (killchild());
+#   - a 6-byte download makes at most 2 StartSession calls (the session that
+#     lists and one more), scp's makes 1;
+#   - all of it again in a slower environment: each CLI start burns 5 times
+#     the CPU and, where a cgroup (v1 cpu or v2) can be made here, fscp and
+#     everything under it get half a CPU.
+# No timing is asserted.  Exit 0 pass, 1 fail, 99 cannot run.
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+. "$(dirname "$0")/route-lib.sh"
+fscp_test_init
+
+route_ssm_init
+I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
+echo "$I_PAR 127.0.0.1 $SSHD_PORT - -" >"$FSCP_FAKE_AWS_INSTANCES"
+KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
+echo "[$I_PAR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+export FSCP_SSM_DIRECT=off
+
+cd "$FSCP_WORK" || exit 99
+mkdir -p src dst "$SSHD_HOME/src" "$SSHD_HOME/dst"
+printf 'hello\n' >src/tiny.txt
+head -c $((20 << 20)) /dev/urandom >src/big.bin
+cp src/tiny.txt src/big.bin "$SSHD_HOME/src/"
+
+# The slow environment's CPU quota: half a CPU, for fscp and all under it.
+CG=
+cg_make() {
+	local d
+	if [ -w /sys/fs/cgroup/cpu ] && d=/sys/fs/cgroup/cpu/fscp-ends.$$ && mkdir "$d" 2>/dev/null; then
+		if echo 100000 >"$d/cpu.cfs_period_us" && echo 50000 >"$d/cpu.cfs_quota_us"; then
+			CG=$d
+			return 0
+		fi
+		rmdir "$d"
+	fi
+	d=/sys/fs/cgroup/fscp-ends.$$
+	[ -f /sys/fs/cgroup/cgroup.controllers ] || d=/sys/fs/cgroup/unified/fscp-ends.$$
+	if mkdir "$d" 2>/dev/null; then
+		if [ -f "$d/cpu.max" ] && echo "50000 100000" >"$d/cpu.max"; then
+			CG=$d
+			return 0
+		fi
+		rmdir "$d"
+	fi
+	return 1
+}
+ends_cleanup() {
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+	fscp__cleanup
+}
+trap ends_cleanup EXIT
+
+# Processes of session $1 that are alive (zombies are dead: this machine's
+# init may be slow to reap what it inherits), and simulator sessions
+# started since the log had $2 lines that are still alive.
+leftovers() {
+	local sid=$1 from=$2 pid
+	ps -eo pid=,sid=,stat=,args= | awk -v s="$sid" '$2 == s && $3 !~ /^Z/'
+	tail -n +"$((from + 1))" "$FSCP_SSM_SIM_LOG" | while read -r pid _; do
+		ps -o pid=,sid=,stat=,args= -p "$pid" | awk '$3 !~ /^Z/'
+	done
+}
+
+starts() { grep -c 'ssm start-session' "$FSCP_FAKE_AWS_LOG"; }
+
+# run NAME WANT_RC ACTION PROG ARGS...: PROG in a session of its own (its
+# pid is the session's id); ACTION: "-" none, "SIG@S" signal SIG to it after
+# S seconds ("-SIG@S": to its process group, as a terminal's ^C), "drop@S"
+# kill one simulator session after S seconds.  Then the checks.
+run() {
+	local name=$1 want=$2 action=$3 prog=$4 pid rc sims0 left sig at dog t0=$SECONDS
+	shift 4
+	: >"$FSCP_FAKE_AWS_LOG"
+	sims0=$(wc -l <"$FSCP_SSM_SIM_LOG")
+	if [ -n "$CG" ]; then
+		# shellcheck disable=SC2016
+		setsid sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
+			"$prog" -F "$SSH_CONFIG" -q "$@" </dev/null >"$FSCP_WORK/out" 2>"$FSCP_WORK/err" &
+	else
+		setsid "$prog" -F "$SSH_CONFIG" -q "$@" </dev/null >"$FSCP_WORK/out" 2>"$FSCP_WORK/err" &
+	fi
+	pid=$!
+	# A hang fails (the watchdog's sleep ends with it: nothing it leaves
+	# holds the test's output open).
+	(
+		exec >/dev/null 2>&1
+		sleep 240 &
+		s=$!
+		trap 'kill $s; exit 0' TERM
+		wait $s
+		kill -KILL "$pid"
+	) &
+	dog=$!
+	case $action in
+	-) ;;
+	drop@*)
+		sleep "${action#drop@}"
+		# One of the sessions that came up after the first.
+		kill "$(tail -n +"$((sims0 + 2))" "$FSCP_SSM_SIM_LOG" | head -1 | cut -d' ' -f1)" 2>/dev/null ;;
+	-*@*)
+		sig=${action%@*} at=${action#*@}
+		sleep "$at"
+		kill "-${sig#-}" -- "-$pid" ;;
+	*@*)
+		sig=${action%@*} at=${action#*@}
+		sleep "$at"
+		kill "-$sig" "$pid" ;;
+	esac
+	wait "$pid"
+	rc=$?
+	left=$(leftovers "$pid" "$sims0")
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	route_check "$name" "exit status $rc, wants $want" test "$rc" = "$want" ||
+		sed 's/^/    /' "$FSCP_WORK/err" | head -5
+	if [ "$prog" = "$SCP" ]; then
+		# Not asserted: scp's ssh hangs up on its ProxyCommand's shell
+		# only, and what runs under it ends when it sees EOF.
+		echo "note: $name: $(printf '%s' "$left" | grep -c .) processes left as scp exited"
+	else
+		route_check "$name" "nothing left once it exited" test -z "$left" ||
+			printf '%s\n' "$left" | sed 's/^/    /' | head -10
+	fi
+	# Whatever was left must not disturb the next case.
+	[ -z "$left" ] || { printf '%s\n' "$left" | awk '{ print $1 }' | xargs -r kill -KILL 2>/dev/null; sleep 1; }
+	STARTS=$(starts)
+	echo "  ($name: $((SECONDS - t0)) s)"
+}
+
+same() {	# name got want
+	route_check "$1" "the copy is the source" cmp -s "$2" "$3"
+}
+
+cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
+		# 20 MiB cases that end as others do are left out)
+	local env=$1 ms=$2 all=$3 t1 t2 name
+	export FSCP_FAKE_AWS_START_CPU_MS=$ms
+	# In the CLIs' start-up, and mid-copy of 20 MiB.
+	t1=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 / 2 }')
+	t2=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 * 3 + 0.5 }')
+
+	name="$env: 6-byte download"
+	rm -f dst/*
+	run "$name" 0 - "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	same "$name" dst/tiny.txt src/tiny.txt
+	route_check "$name" "at most 2 StartSession calls ($STARTS)" test "$STARTS" -le 2
+
+	name="$env: 6-byte download, scp"
+	rm -f dst/*
+	run "$name" 0 - "$SCP" "$I_PAR:src/tiny.txt" dst/
+	route_check "$name" "scp makes 1 StartSession call ($STARTS)" test "$STARTS" -eq 1
+
+	name="$env: 6-byte upload"
+	rm -f "$SSHD_HOME"/dst/*
+	run "$name" 0 - "$FSCP" src/tiny.txt "$I_PAR:dst/"
+	same "$name" "$SSHD_HOME/dst/tiny.txt" src/tiny.txt
+
+	run "$env: download of a missing file" 1 - "$FSCP" "$I_PAR:src/missing" dst/
+	run "$env: SIGINT to the group in the CLI's start-up" 1 "-INT@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	run "$env: SIGTERM in the CLI's start-up" 1 "TERM@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	run "$env: SIGHUP in the CLI's start-up" 1 "HUP@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	# ssh's route (6 bytes up: one session, as scp): ssh and its ProxyCommand.
+	run "$env: SIGTERM to an upload on ssh's route" 1 "TERM@$t1" "$FSCP" src/tiny.txt "$I_PAR:dst/"
+
+	name="$env: 20 MiB download"
+	rm -f dst/*
+	run "$name" 0 - "$FSCP" "$I_PAR:src/big.bin" dst/
+	same "$name" dst/big.bin src/big.bin
+	[ "$all" = 1 ] &&
+		run "$env: 20 MiB download, SIGINT to the group mid-copy" 1 "-INT@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
+	run "$env: 20 MiB download, SIGTERM mid-copy" 1 "TERM@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
+	[ "$all" = 1 ] &&
+		run "$env: 20 MiB upload, SIGHUP mid-copy" 1 "HUP@$t2" "$FSCP" src/big.bin "$I_PAR:dst/"
+	name="$env: 20 MiB download, a session dropped mid-copy"
+	rm -f dst/*
+	run "$name" 0 "drop@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
+	same "$name" dst/big.bin src/big.bin
+}
+
+cases "today's" 300 1
+if cg_make; then
+	echo "slow environment: 1500 ms of CPU per CLI start, half a CPU ($CG)"
+else
+	echo "slow environment: 1500 ms of CPU per CLI start; NO CPU quota (no cgroup can be made here)"
+fi
+cases slow 1500 0
+
+fscp_test_done
