@@ -36,6 +36,9 @@ static struct {
 				   by proc_end_all while it ends them */
 	struct proc_child *c;
 	size_t n, cap;
+	pid_t *sessions;	/* the sessions our group children lead: what
+				   they leave is ours to end, even reaped */
+	size_t nsessions, capsessions;
 	bool ending;		/* proc_end_all ran: no new child */
 	bool signalled;		/* ... for a signal, whose end is fscp's */
 } proc_reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -147,7 +150,11 @@ static void
 proc_signal(const struct proc_child *c, int sig)
 {
 	if (c->group) {
-		kill(-c->pid, sig);
+		/* Until the child's setsid() it is alone in our group. */
+		if (kill(-c->pid, sig) < 0 && errno == ESRCH) {
+			kill(c->pid, sig);
+			return;
+		}
 		/* A stopped member would keep a hang-up pending. */
 		if (sig != SIGKILL)
 			kill(-c->pid, SIGCONT);
@@ -272,13 +279,22 @@ proc_spawn(const struct proc_spec *s, char *err, size_t errlen)
 		return -1;
 	}
 	if (pid == 0) {
+		/* A session of its own, not only a group: a background group
+		 * that reads the terminal (a proxy's ssh asking a password, an
+		 * MFA prompt) would stop there for good; without a terminal it
+		 * fails at once, and the copy falls back to ssh, which asks. */
 		if (s->group)
-			(void)setpgid(0, 0);
+			(void)setsid();
 		proc_child(s);
 	}
-	/* Both sides set the group, so it is set before either goes on. */
-	if (s->group)
-		(void)setpgid(pid, pid);
+	if (s->group) {
+		if (proc_reg.nsessions == proc_reg.capsessions) {
+			proc_reg.capsessions = proc_reg.capsessions ? proc_reg.capsessions * 2 : 16;
+			proc_reg.sessions = xrealloc(proc_reg.sessions,
+			    proc_reg.capsessions * sizeof(*proc_reg.sessions));
+		}
+		proc_reg.sessions[proc_reg.nsessions++] = pid;
+	}
 	proc_reg.c[proc_reg.n++] = (struct proc_child){ .pid = pid, .group = s->group };
 	pthread_mutex_unlock(&proc_reg.lock);
 	return pid;
@@ -363,10 +379,21 @@ proc_hangup(pid_t pid)
 	pthread_mutex_unlock(&proc_reg.lock);
 }
 
+/* Under proc_reg.lock: did one of our group children lead session sid? */
+static bool
+proc_our_session(pid_t sid)
+{
+	for (size_t i = 0; i < proc_reg.nsessions; i++)
+		if (proc_reg.sessions[i] == sid)
+			return true;
+	return false;
+}
+
 /* Orphans fscp adopted (proc_own_children): what ssh's ProxyCommand
  * left when ssh hung up on it, say.  Zombies are reaped; live ones of
- * our session are collected (a daemon, such as a ControlPersist master,
- * made a session of its own and is left to live). */
+ * our session or of one our children lead are collected (a daemon, such
+ * as a ControlPersist master, made a session of its own and is left to
+ * live). */
 struct proc_adopted {
 	pid_t me, sid;
 	pid_t *live;
@@ -383,7 +410,7 @@ proc_adopted_one(const struct proc_stat *p, void *arg)
 		return false;
 	if (p->dead) {
 		(void)waitpid(p->pid, NULL, WNOHANG);
-	} else if (p->sid == a->sid) {
+	} else if (p->sid == a->sid || proc_our_session(p->sid)) {
 		if (a->n == a->cap) {
 			a->cap = a->cap ? a->cap * 2 : 8;
 			a->live = xrealloc(a->live, a->cap * sizeof(*a->live));

@@ -34,11 +34,11 @@ struct proc_spec {
 	int in, out, err;	/* the child's 0/1/2: a descriptor, PROC_KEEP or PROC_NULL */
 	enum proc_execmsg msg;
 	int exec_status;	/* exit status of a child whose exec failed */
-	bool group;		/* the child leads a process group of its own, and
-				   is ended with its group (a ProxyCommand's
-				   `sh -c "aws ..."` and the plugin under it).
-				   Not for ssh: it reads passwords from the
-				   terminal, which a background group cannot. */
+	bool group;		/* the child leads a session (so a process group)
+				   of its own, without a terminal, and is ended
+				   with its group (a ProxyCommand's `sh -c
+				   "aws ..."` and the plugin under it).  Not for
+				   ssh: it reads passwords from the terminal. */
 };
 
 /* Fork and exec.  The descriptors given are the child's only inherited

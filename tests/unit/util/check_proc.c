@@ -67,6 +67,40 @@ START_TEST(group_ended_whole)
 }
 END_TEST
 
+/* A group child leads a session of its own, without a terminal: what it
+ * would read from the terminal fails at once instead of stopping it as a
+ * background group for good. */
+START_TEST(group_leads_session)
+{
+	char *argv[] = { "sleep", "60", NULL };
+	struct proc_spec ps = sh_spec(argv);
+	pid_t pid;
+	long sid = 0, tty = -1;
+	double due;
+
+	ps.group = true;
+	pid = proc_spawn(&ps, NULL, 0);
+	ck_assert_int_gt(pid, 0);
+	for (due = clock_now() + 5; clock_now() < due; usleep(10 * 1000)) {
+		char path[64], buf[512], *rp;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		rp = fgets(buf, sizeof(buf), f) != NULL ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		/* "pid (comm) state ppid pgrp session tty_nr ..." */
+		if (rp != NULL && sscanf(rp + 1, " %*c %*d %*d %ld %ld", &sid, &tty) == 2 &&
+		    sid == pid)
+			break;
+	}
+	ck_assert_int_eq(sid, pid);
+	ck_assert_int_eq(tty, 0);
+	ck_assert_int_eq(proc_end(pid, SIGHUP), 255);
+}
+END_TEST
+
 /* Every child still running is ended by proc_end_all, and none starts
  * after it. */
 START_TEST(end_all)
@@ -269,6 +303,7 @@ proc_suite(void)
 	tcase_add_test(tc, socket_as_stdin_and_stdout);
 	tcase_add_test(tc, low_fds_swapped);
 	tcase_add_test(tc, group_ended_whole);
+	tcase_add_test(tc, group_leads_session);
 	tcase_add_test(tc, end_all);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
