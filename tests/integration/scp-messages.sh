@@ -134,9 +134,16 @@ m_hostile() {
 	local mode=$1 rc=$2
 	shift 2
 	[ "$ROUTE" = standard ] || return 0
-	HOSTILE_SFTP=$mode fscp_compare --name "$ROW (-D hostile-sftp $mode)" --setup setup_up \
-		--expect-rc "$rc" -- -D "$HOSTILE" "$@"
+	HOSTILE_SFTP=$mode fscp_compare --name "$ROW (-D ${H_PROG:-hostile-sftp} $mode)" \
+		--setup "${H_SETUP:-setup_up}" --expect-rc "$rc" -- -D "$FSCP_WORK/${H_PROG:-hostile-sftp}" "$@"
 }
+# The first server started behaves, every later one answers INIT with a
+# STATUS: the source of a remote to remote copy (its target opens first).
+H_ONCE=$FSCP_WORK/hostile-once
+printf '#!/bin/sh\nif [ -e "%s" ]; then HOSTILE_SFTP=badinit; export HOSTILE_SFTP; else : >"%s"; fi\nexec "%s"\n' \
+	"$H_ONCE" "$H_ONCE" "$HOSTILE" >"$FSCP_WORK/hostile-second" && chmod +x "$FSCP_WORK/hostile-second" ||
+	fscp_hard_error "cannot write hostile-second"
+setup_up_once() { rm -f "$H_ONCE"; setup_up; }
 case_down_canon() { m_hostile realpath-fail 1 -r x:/h/dir dst/; }
 case_up_realpath_status() { m_hostile realpath-fail 1 -r upd x:/h/up/; }
 case_readdir_status() {
@@ -153,6 +160,16 @@ case_expand_missing() {
 }
 case_connection_closed() { m_hostile noversion 255 x:/h/f.bin dst/; }
 case_too_much_data() { m_hostile longdata 255 x:/h/f.bin dst/; }
+# scp connects again for each remote source; fscp tries again after a
+# refused INIT, so both say it twice here.
+case_invalid_init() {
+	m_hostile badinit 1 x:/h/f.bin x:/h/dir/ok.txt dst/
+	m_hostile badinit 1 -r x:/h/dir dst/
+	m_hostile badinit 255 up.bin upd x:/h/up/
+	m_hostile badinit 255 x:/h/f.bin y:/h/up/
+	m_hostile badinit 255 up.bin x:/h/f.bin y:/h/up/
+	H_PROG=hostile-second H_SETUP=setup_up_once m_hostile good 255 x:/h/f.bin y:/h/up/
+}
 case_setstat() { m_hostile mode-fail 1 -rp upd x:/h/up/; }
 case_fsetstat() { m_hostile mode-fail 0 -p up.bin x:/h/up/; }
 
