@@ -524,10 +524,12 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 				{ .tv_sec = f->atime }, { .tv_sec = f->mtime },
 			};
 
+			/* sftp-client's do_download says these and still counts
+			 * the file copied (a device on a read-only mount). */
 			if (fchmod(f->fd, f->perm & 0777) == -1)
-				log_error("Couldn't set mode on \"%s\": %s", f->local, strerror(errno));
+				log_warn("local chmod \"%s\": %s", f->local, strerror(errno));
 			if (futimens(f->fd, ts) == -1)
-				log_error("Can't set times on \"%s\": %s", f->local, strerror(errno));
+				log_warn("local set times \"%s\": %s", f->local, strerror(errno));
 		}
 		if (close(f->fd) == -1 && !atomic_load(&f->failed)) {
 			log_error("Couldn't write to \"%s\": %s", f->local, strerror(errno));

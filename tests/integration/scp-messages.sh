@@ -9,6 +9,12 @@
 # must have its case here, and a case its row.
 # Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+# As root, a private mount namespace: the read-only mount some rows need
+# goes away with the test whatever way it ends.
+if [ -z "${FSCP_MSG_NS:-}" ] && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private true 2>/dev/null; then
+	FSCP_MSG_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
 . "$(dirname "$0")/route-lib.sh"
 TABLE=$srcdir/tests/integration/scp-messages.tsv
 [ -r "$TABLE" ] || fscp_hard_error "no message table $TABLE"
@@ -56,7 +62,8 @@ setup_deep_remote() { deep "$SSHD_HOME/src"; }
 m_cmp() {
 	local rc=$1
 	shift
-	fscp_compare --name "$ROW ($ROUTE)" --setup "$SETUP" --expect-rc "$rc" -- "$@"
+	fscp_compare --name "$ROW ($ROUTE)" --setup "$SETUP" ${POST:+--post "$POST"} \
+		--expect-rc "$rc" -- "$@"
 }
 setup_odd_names() { mkdir -p src; mkfifo "src/a$(printf '\033')b" "src/é" 'src/back\slash'; }
 case_vis_escape() { SETUP=setup_odd_names m_cmp 0 -r src $H:dst; }
@@ -105,6 +112,36 @@ case_remote_mkdir() { SETUP=setup_remote_file m_cmp 255 src/small.txt src/empty 
 case_up_depth() { SETUP=setup_deep_local m_cmp 1 -r src $H:dst; }
 case_down_depth() { SETUP=setup_deep_remote m_cmp 1 -r $H:src dst; }
 case_glob_nomatch() { SETUP=setup_trees m_cmp 1 $H:src/missing "$H:src/*.none" $H:src/small.txt dst/; }
+# A read-only mount (root writes anywhere else): a character device made
+# before it turned read-only opens for writing (and cannot be cut), but its
+# mode and times cannot change; nor can those of a directory there.
+have_ro() { [ "${FSCP_MSG_NS:-}" = 1 ]; }
+setup_ro() {
+	fscp_put_file "$SSHD_HOME/f" 1000
+	mkdir -m 0500 "$SSHD_HOME/d"
+	mkdir ro && mount -t tmpfs -o size=1m fscp-ro ro && mknod ro/null c 1 3 &&
+		mkdir ro/d && mount -o remount,ro ro
+}
+post_ro() { umount ro && cp "$FSCP_WORK/run/scp/stderr" "$FSCP_WORK/ro-said"; }
+# m_ro TEXT RC ARGS...: compare, and check that scp said TEXT (so that the
+# case still makes its row's line).
+m_ro() {
+	local said=$1
+	shift
+	have_ro || return 77
+	rm -f "$FSCP_WORK/ro-said"
+	SETUP=setup_ro POST=post_ro m_cmp "$@"
+	grep -qF "$said" "$FSCP_WORK/ro-said" 2>/dev/null && return 0
+	echo "FAIL: $ROW ($ROUTE): scp did not say '$said'"
+	FSCP_FAILS=$((FSCP_FAILS + 1))
+}
+case_local_chmod() {
+	m_ro 'local chmod "ro/null": Read-only' 0 -p $H:f ro/null
+	m_ro 'local ftruncate "ro/null"' 0 $H:f ro/null
+}
+case_local_times() { m_ro 'local set times "ro/null": Read-only' 0 -p $H:f ro/null; }
+case_local_dir_chmod() { m_ro 'local chmod directory "ro/d": Read-only' 0 -r $H:d ro/; }
+case_local_dir_times() { m_ro 'local set times on "ro/d": Read-only' 0 -rp $H:d ro/; }
 case_down_notreg() { SETUP=setup_fifo_remote m_cmp 1 $H:src/fifo $H:src dst; }
 case_down_link_dir() { SETUP=setup_linkdir_remote m_cmp 1 -r $H:src dst; }
 case_glob_multi() { SETUP=setup_two_remote m_cmp 1 "$H:[ab].txt" file; }
