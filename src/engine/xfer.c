@@ -1087,7 +1087,12 @@ worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 	int rc = 0;
 
 	if (!slot->used) {
-		snprintf(w->why, sizeof(w->why), "Unexpected reply %u", rep->id);
+		/* A reply nobody waits for: scp's do_upload and do_download
+		 * say it in their own words. */
+		bool up = w->nactive > 0 && w->active[0]->f->dir == XFER_UP;
+
+		snprintf(w->why, sizeof(w->why), up ? "Can't find request for ID %u" :
+		    "Unexpected reply %u", rep->id);
 		w->broken = true;
 		return -1;
 	}

@@ -207,6 +207,11 @@ case_invalid_init() {
 	m_hostile badinit 255 up.bin x:/h/f.bin y:/h/up/
 	H_PROG=hostile-second H_SETUP=setup_up_once m_hostile good 255 x:/h/f.bin y:/h/up/
 }
+case_find_request() { m_hostile badid-write 255 up.bin upd/up.bin x:/h/up/; }
+case_unexpected_reply() {
+	m_hostile badid-read 255 x:/h/f.bin dst/
+	m_hostile badid-read 255 x:/h/f.bin y:/h/up/
+}
 case_setstat() { m_hostile mode-fail 1 -rp upd x:/h/up/; }
 case_fsetstat() { m_hostile mode-fail 0 -p up.bin x:/h/up/; }
 
