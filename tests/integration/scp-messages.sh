@@ -104,7 +104,37 @@ case_stat_local() { SETUP=setup_trees m_cmp 255 src/missing $H:dst/; }
 case_up_notreg() { SETUP=setup_trees m_cmp 1 src/sub src/small.txt $H:dst/; }
 case_up_file_failed() { case_up_notreg; }
 case_up_link_dir() { SETUP=setup_linkdir_local m_cmp 1 -r src $H:dst; }
-case_open_local_up() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt $H:dst/; }
+case_open_local_up() {
+	# A socket fails in open(2), before scp looks at its type.
+	SETUP=setup_specials_local m_cmp 1 src/sock src/a.txt $H:
+	have_unreadable || return 77
+	SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt $H:dst/
+}
+# A FIFO as an upload source: scp opens it, waits in open(2) for a writer,
+# then refuses it.  The setup's writer gets through its own open once the
+# program has opened the FIFO for reading, and leaves a mark; post_fifo_top
+# notes for each side whether the mark came (waiting for it only when it
+# does not), then lets a writer still waiting go.
+FIFO_MARK=$FSCP_WORK/fifo-opened
+setup_fifo_top() {
+	fscp_setup_trees && mkfifo fifo || return 1
+	rm -f "$FIFO_MARK"
+	sh -c 'exec 3>fifo && : >"$1"' sh "$FIFO_MARK" </dev/null >/dev/null 2>&1 &
+}
+post_fifo_top() {
+	local i
+	for i in $(seq 100); do [ -e "$FIFO_MARK" ] && break; sleep 0.1; done
+	if [ -e "$FIFO_MARK" ]; then echo opened; else echo "not opened"; fi >>"$FSCP_WORK/fifo-sides"
+	sh -c 'exec 3<>fifo'
+	for i in $(seq 100); do [ -e "$FIFO_MARK" ] && break; sleep 0.1; done
+}
+case_up_fifo_top() {
+	rm -f "$FSCP_WORK/fifo-sides"
+	SETUP=setup_fifo_top POST=post_fifo_top m_cmp 1 fifo src/small.txt $H:dst/
+	[ "$(cat "$FSCP_WORK/fifo-sides" 2>/dev/null)" = $'opened\nopened' ] && return 0
+	echo "FAIL: $ROW ($ROUTE): the FIFO opened by scp, fscp: $(tr '\n' , <"$FSCP_WORK/fifo-sides")"
+	FSCP_FAILS=$((FSCP_FAILS + 1))
+}
 case_dest_open() { SETUP=setup_trees m_cmp 1 src/small.txt $H:/nonexistent-fscp/dir/x; }
 case_dest_open_slash() { SETUP=setup_trees m_cmp 1 src/small.txt $H:nodir/; }
 case_up_exists_notdir() { case_up_dir_failed; }
