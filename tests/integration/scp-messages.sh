@@ -232,6 +232,8 @@ case_too_much_data() { m_hostile longdata 255 x:/h/f.bin dst/; }
 case_invalid_init() {
 	m_hostile badinit 1 x:/h/f.bin x:/h/dir/ok.txt dst/
 	m_hostile badinit 1 -r x:/h/dir dst/
+}
+case_sftp_connect() {
 	m_hostile badinit 255 up.bin upd x:/h/up/
 	m_hostile badinit 255 x:/h/f.bin y:/h/up/
 	m_hostile badinit 255 up.bin x:/h/f.bin y:/h/up/
