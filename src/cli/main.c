@@ -66,6 +66,8 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 		r->s = session_open_one(r->o, host, user, port);
 	else
 		r->s = session_open(r->o, host, user, port, bytes, sample);
+	if (r->s == NULL)
+		return;		/* no SFTP there: run_for() answers NULL */
 	t = session_tuning(r->s);
 	conns = session_conns(r->s, &n);
 	xp.preserve = r->o->preserve;
@@ -170,6 +172,14 @@ run_close(struct run *r)
 	r->s = NULL;
 }
 
+/* A session that did not open (its server refused SFTP): scp's fatal(). */
+static void FSCP_NORETURN
+run_no_sftp(struct run *r, const char *what)
+{
+	run_shutdown(r);
+	log_fatal("%s", what);
+}
+
 /* A planning step ended as scp ends: what is planned moves first (scp
  * copies in order), then fatal()'s message and 255. */
 static void
@@ -192,7 +202,10 @@ run_planned(struct run *r, enum plan_status st)
 	exit(255);
 }
 
-/* Reuse the open session for consecutive operands on the same host. */
+/* Reuse the open session for consecutive operands on the same host.
+ * NULL when the server answered SFTP's INIT with another packet (said):
+ * the caller says what scp says next (and tries again for another operand,
+ * as scp connects again). */
 static struct plan *
 run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
@@ -357,7 +370,8 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	long long bytes;
 	bool grew;
 
-	(void)run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL);
+	if (run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL) == NULL)
+		run_no_sftp(r, "Unable to open destination connection");
 	/* The planning runs on the connections already up, without waiting
 	 * for the ones still coming up (grow_for() opens what the size needs). */
 	session_end_pending(r->s);
@@ -366,6 +380,8 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	if (xfer_run(r->x) != 0)
 		run_lost(r);
 	src = source_for(r, s);
+	if (src == NULL)
+		run_no_sftp(r, "Unable to open source connection");
 	enum plan_status pst = crossload_plan(session_data_conn(src), session_data_conn(r->s),
 	    s->path, t->path, &cp, &pl);
 
@@ -450,6 +466,8 @@ toremote(struct run *r)
 		}
 		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
+		if (pl == NULL)
+			run_no_sftp(r, "Unable to open sftp connection");
 		enum plan_status ps = plan_upload(pl, s.path, t.path, target_should_be_dir);
 
 		operand_free(&s);
@@ -526,7 +544,10 @@ tolocal(struct run *r)
 		} else {
 			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
-			run_planned(r, plan_download(pl, s.path, dst));
+			if (pl != NULL)
+				run_planned(r, plan_download(pl, s.path, dst));
+			else
+				log_error("sftp connection failed");
 		}
 		operand_free(&s);
 	}

@@ -365,17 +365,19 @@ upload_file(struct plan *p, const char *src, const char *dst, const struct sftp_
 {
 	int fd;
 
-	if (!S_ISREG(a->perm)) {
-		log_error("local \"%s\" is not a regular file", src);
-		return -1;
-	}
 	/* scp opens the local file before it touches the remote side, so an
-	 * unreadable source leaves nothing behind there. */
+	 * unreadable source leaves nothing behind there; only then does it
+	 * refuse what is not a regular file (a FIFO waits in open(2) for a
+	 * writer, a socket fails to open). */
 	if ((fd = open(src, O_RDONLY | O_CLOEXEC)) == -1) {
 		log_error("open local \"%s\": %s", src, strerror(errno));
 		return -1;
 	}
 	close(fd);
+	if (!S_ISREG(a->perm)) {
+		log_error("local \"%s\" is not a regular file", src);
+		return -1;
+	}
 	xfer_add(p->x, &(struct xfer_item){
 		.dir = XFER_UP, .local = src, .remote = dst, .size = a->size,
 		.perm = a->perm & 07777, .atime = a->atime, .mtime = a->mtime,

@@ -524,10 +524,12 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 				{ .tv_sec = f->atime }, { .tv_sec = f->mtime },
 			};
 
+			/* sftp-client's do_download says these and still counts
+			 * the file copied (a device on a read-only mount). */
 			if (fchmod(f->fd, f->perm & 0777) == -1)
-				log_error("Couldn't set mode on \"%s\": %s", f->local, strerror(errno));
+				log_warn("local chmod \"%s\": %s", f->local, strerror(errno));
 			if (futimens(f->fd, ts) == -1)
-				log_error("Can't set times on \"%s\": %s", f->local, strerror(errno));
+				log_warn("local set times \"%s\": %s", f->local, strerror(errno));
 		}
 		if (close(f->fd) == -1 && !atomic_load(&f->failed)) {
 			log_error("Couldn't write to \"%s\": %s", f->local, strerror(errno));
@@ -1085,7 +1087,12 @@ worker_dispatch(struct worker *w, const struct sftp_reply *rep)
 	int rc = 0;
 
 	if (!slot->used) {
-		snprintf(w->why, sizeof(w->why), "Unexpected reply %u", rep->id);
+		/* A reply nobody waits for: scp's do_upload and do_download
+		 * say it in their own words. */
+		bool up = w->nactive > 0 && w->active[0]->f->dir == XFER_UP;
+
+		snprintf(w->why, sizeof(w->why), up ? "Can't find request for ID %u" :
+		    "Unexpected reply %u", rep->id);
 		w->broken = true;
 		return -1;
 	}

@@ -414,7 +414,9 @@ session_drop_from(struct session *s, int keep)
 	return bad;
 }
 
-static void
+/* false when the server answered INIT with something else (scp's error(),
+ * said here; the caller's next line depends on the operand). */
+static bool
 session_open_standard(struct session *s, const struct fscp_opts *o)
 {
 	struct fscp_stream st;
@@ -431,10 +433,14 @@ session_open_standard(struct session *s, const struct fscp_opts *o)
 	s->conns[0] = sftp_open(st, o->sftp_buflen, NULL, err, sizeof(err));
 	if (s->conns[0] == NULL) {
 		session_pool_end(s, false);
-		log_fatal("%s", err);
+		if (strcmp(err, SFTP_CLOSED) == 0)
+			log_fatal("%s", err);
+		log_error("%s", err);
+		return false;
 	}
 	s->nconns = 1;
 	s->route = ROUTE_STANDARD;
+	return true;
 }
 
 /* How long an upload through a master waits for its SFTP to open before
@@ -548,7 +554,12 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 		(void)session_open_bypass(s, o, &h, true);
 	}
 	if (s->nconns == 0) {
-		session_open_standard(s, o);
+		if (!session_open_standard(s, o)) {
+			free(proxy);
+			facts_free(&f);
+			(void)session_close(s);
+			return NULL;
+		}
 		if (s->pending != NULL)
 			session_reserve(s, pool_size(s->pending));
 	}

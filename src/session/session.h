@@ -20,7 +20,8 @@ struct sftp_conn;
 
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
  * sample is a local file whose data shows whether compression pays (or
- * NULL).  Exits 255 like scp when even the standard route cannot start. */
+ * NULL).  Exits 255 like scp when even the standard route cannot start;
+ * NULL when its server answered SFTP's INIT with another packet (said). */
 struct session *session_open(const struct fscp_opts *o, const char *host, const char *user,
     int port, long long bytes, const char *sample);
 /* The legacy protocol's one stream to host, running cmd, over a libssh

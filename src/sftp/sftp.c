@@ -145,8 +145,14 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 	c->next_id = 1;
 	c->rtt_ms = -1;
 	sftp_msg_init(&c->out, 3);
-	if (sftp_recv(c, &r) != 0 || r.type != SSH_FXP_VERSION) {
-		snprintf(err, errlen, "Connection closed");
+	if (sftp_recv(c, &r) != 0) {
+		snprintf(err, errlen, SFTP_CLOSED);
+		goto fail;
+	}
+	if (r.type != SSH_FXP_VERSION) {
+		/* scp's sftp_init() says this as an error(), not a fatal():
+		 * its caller decides whether the copy goes on. */
+		snprintf(err, errlen, "Invalid packet back from SSH2_FXP_INIT (type %u)", r.type);
 		goto fail;
 	}
 	c->version = r.status;
@@ -168,7 +174,7 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 
 		sftp_msg_extended(&c->out, id, "limits@openssh.com");
 		if (sftp_recv(c, &r) != 0) {
-			snprintf(err, errlen, "Connection closed");
+			snprintf(err, errlen, SFTP_CLOSED);
 			goto fail;
 		}
 		/* The server is running by now (unlike at INIT, which may wait

@@ -44,7 +44,10 @@ struct sftp_limits {
  * (may be NULL): what another connection of this copy found on the same
  * server; its limits are taken instead of asked again (a round trip less)
  * when this server advertises the extension too.  Returns NULL with a
- * message in err when the server does not speak SFTP. */
+ * message in err when the server does not speak SFTP: SFTP_CLOSED when
+ * the stream ended (scp's fatal()), else scp's error() line for a server
+ * that answered INIT with another packet. */
+#define SFTP_CLOSED "Connection closed"
 struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen,
     const struct sftp_limits *sibling, char *err, size_t errlen);
 /* What sftp_open found, for a sibling. */

@@ -9,6 +9,12 @@
 # must have its case here, and a case its row.
 # Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+# As root, a private mount namespace: the read-only mount some rows need
+# goes away with the test whatever way it ends.
+if [ -z "${FSCP_MSG_NS:-}" ] && [ "$(id -u)" = 0 ] &&
+	unshare -m --propagation private true 2>/dev/null; then
+	FSCP_MSG_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+fi
 . "$(dirname "$0")/route-lib.sh"
 TABLE=$srcdir/tests/integration/scp-messages.tsv
 [ -r "$TABLE" ] || fscp_hard_error "no message table $TABLE"
@@ -56,7 +62,8 @@ setup_deep_remote() { deep "$SSHD_HOME/src"; }
 m_cmp() {
 	local rc=$1
 	shift
-	fscp_compare --name "$ROW ($ROUTE)" --setup "$SETUP" --expect-rc "$rc" -- "$@"
+	fscp_compare --name "$ROW ($ROUTE)" --setup "$SETUP" ${POST:+--post "$POST"} \
+		--expect-rc "$rc" -- "$@"
 }
 setup_odd_names() { mkdir -p src; mkfifo "src/a$(printf '\033')b" "src/é" 'src/back\slash'; }
 case_vis_escape() { SETUP=setup_odd_names m_cmp 0 -r src $H:dst; }
@@ -97,7 +104,37 @@ case_stat_local() { SETUP=setup_trees m_cmp 255 src/missing $H:dst/; }
 case_up_notreg() { SETUP=setup_trees m_cmp 1 src/sub src/small.txt $H:dst/; }
 case_up_file_failed() { case_up_notreg; }
 case_up_link_dir() { SETUP=setup_linkdir_local m_cmp 1 -r src $H:dst; }
-case_open_local_up() { have_unreadable || return 77; SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt $H:dst/; }
+case_open_local_up() {
+	# A socket fails in open(2), before scp looks at its type.
+	SETUP=setup_specials_local m_cmp 1 src/sock src/a.txt $H:
+	have_unreadable || return 77
+	SETUP=setup_trees m_cmp 1 "$UNREADABLE" src/small.txt $H:dst/
+}
+# A FIFO as an upload source: scp opens it, waits in open(2) for a writer,
+# then refuses it.  The setup's writer gets through its own open once the
+# program has opened the FIFO for reading, and leaves a mark; post_fifo_top
+# notes for each side whether the mark came (waiting for it only when it
+# does not), then lets a writer still waiting go.
+FIFO_MARK=$FSCP_WORK/fifo-opened
+setup_fifo_top() {
+	fscp_setup_trees && mkfifo fifo || return 1
+	rm -f "$FIFO_MARK"
+	sh -c 'exec 3>fifo && : >"$1"' sh "$FIFO_MARK" </dev/null >/dev/null 2>&1 &
+}
+post_fifo_top() {
+	local i
+	for i in $(seq 100); do [ -e "$FIFO_MARK" ] && break; sleep 0.1; done
+	if [ -e "$FIFO_MARK" ]; then echo opened; else echo "not opened"; fi >>"$FSCP_WORK/fifo-sides"
+	sh -c 'exec 3<>fifo'
+	for i in $(seq 100); do [ -e "$FIFO_MARK" ] && break; sleep 0.1; done
+}
+case_up_fifo_top() {
+	rm -f "$FSCP_WORK/fifo-sides"
+	SETUP=setup_fifo_top POST=post_fifo_top m_cmp 1 fifo src/small.txt $H:dst/
+	[ "$(cat "$FSCP_WORK/fifo-sides" 2>/dev/null)" = $'opened\nopened' ] && return 0
+	echo "FAIL: $ROW ($ROUTE): the FIFO opened by scp, fscp: $(tr '\n' , <"$FSCP_WORK/fifo-sides")"
+	FSCP_FAILS=$((FSCP_FAILS + 1))
+}
 case_dest_open() { SETUP=setup_trees m_cmp 1 src/small.txt $H:/nonexistent-fscp/dir/x; }
 case_dest_open_slash() { SETUP=setup_trees m_cmp 1 src/small.txt $H:nodir/; }
 case_up_exists_notdir() { case_up_dir_failed; }
@@ -105,6 +142,36 @@ case_remote_mkdir() { SETUP=setup_remote_file m_cmp 255 src/small.txt src/empty 
 case_up_depth() { SETUP=setup_deep_local m_cmp 1 -r src $H:dst; }
 case_down_depth() { SETUP=setup_deep_remote m_cmp 1 -r $H:src dst; }
 case_glob_nomatch() { SETUP=setup_trees m_cmp 1 $H:src/missing "$H:src/*.none" $H:src/small.txt dst/; }
+# A read-only mount (root writes anywhere else): a character device made
+# before it turned read-only opens for writing (and cannot be cut), but its
+# mode and times cannot change; nor can those of a directory there.
+have_ro() { [ "${FSCP_MSG_NS:-}" = 1 ]; }
+setup_ro() {
+	fscp_put_file "$SSHD_HOME/f" 1000
+	mkdir -m 0500 "$SSHD_HOME/d"
+	mkdir ro && mount -t tmpfs -o size=1m fscp-ro ro && mknod ro/null c 1 3 &&
+		mkdir ro/d && mount -o remount,ro ro
+}
+post_ro() { umount ro && cp "$FSCP_WORK/run/scp/stderr" "$FSCP_WORK/ro-said"; }
+# m_ro TEXT RC ARGS...: compare, and check that scp said TEXT (so that the
+# case still makes its row's line).
+m_ro() {
+	local said=$1
+	shift
+	have_ro || return 77
+	rm -f "$FSCP_WORK/ro-said"
+	SETUP=setup_ro POST=post_ro m_cmp "$@"
+	grep -qF "$said" "$FSCP_WORK/ro-said" 2>/dev/null && return 0
+	echo "FAIL: $ROW ($ROUTE): scp did not say '$said'"
+	FSCP_FAILS=$((FSCP_FAILS + 1))
+}
+case_local_chmod() {
+	m_ro 'local chmod "ro/null": Read-only' 0 -p $H:f ro/null
+	m_ro 'local ftruncate "ro/null"' 0 $H:f ro/null
+}
+case_local_times() { m_ro 'local set times "ro/null": Read-only' 0 -p $H:f ro/null; }
+case_local_dir_chmod() { m_ro 'local chmod directory "ro/d": Read-only' 0 -r $H:d ro/; }
+case_local_dir_times() { m_ro 'local set times on "ro/d": Read-only' 0 -rp $H:d ro/; }
 case_down_notreg() { SETUP=setup_fifo_remote m_cmp 1 $H:src/fifo $H:src dst; }
 case_down_link_dir() { SETUP=setup_linkdir_remote m_cmp 1 -r $H:src dst; }
 case_glob_multi() { SETUP=setup_two_remote m_cmp 1 "$H:[ab].txt" file; }
@@ -134,9 +201,16 @@ m_hostile() {
 	local mode=$1 rc=$2
 	shift 2
 	[ "$ROUTE" = standard ] || return 0
-	HOSTILE_SFTP=$mode fscp_compare --name "$ROW (-D hostile-sftp $mode)" --setup setup_up \
-		--expect-rc "$rc" -- -D "$HOSTILE" "$@"
+	HOSTILE_SFTP=$mode fscp_compare --name "$ROW (-D ${H_PROG:-hostile-sftp} $mode)" \
+		--setup "${H_SETUP:-setup_up}" --expect-rc "$rc" -- -D "$FSCP_WORK/${H_PROG:-hostile-sftp}" "$@"
 }
+# The first server started behaves, every later one answers INIT with a
+# STATUS: the source of a remote to remote copy (its target opens first).
+H_ONCE=$FSCP_WORK/hostile-once
+printf '#!/bin/sh\nif [ -e "%s" ]; then HOSTILE_SFTP=badinit; export HOSTILE_SFTP; else : >"%s"; fi\nexec "%s"\n' \
+	"$H_ONCE" "$H_ONCE" "$HOSTILE" >"$FSCP_WORK/hostile-second" && chmod +x "$FSCP_WORK/hostile-second" ||
+	fscp_hard_error "cannot write hostile-second"
+setup_up_once() { rm -f "$H_ONCE"; setup_up; }
 case_down_canon() { m_hostile realpath-fail 1 -r x:/h/dir dst/; }
 case_up_realpath_status() { m_hostile realpath-fail 1 -r upd x:/h/up/; }
 case_readdir_status() {
@@ -153,6 +227,23 @@ case_expand_missing() {
 }
 case_connection_closed() { m_hostile noversion 255 x:/h/f.bin dst/; }
 case_too_much_data() { m_hostile longdata 255 x:/h/f.bin dst/; }
+# scp connects again for each remote source; fscp tries again after a
+# refused INIT, so both say it twice here.
+case_invalid_init() {
+	m_hostile badinit 1 x:/h/f.bin x:/h/dir/ok.txt dst/
+	m_hostile badinit 1 -r x:/h/dir dst/
+}
+case_sftp_connect() {
+	m_hostile badinit 255 up.bin upd x:/h/up/
+	m_hostile badinit 255 x:/h/f.bin y:/h/up/
+	m_hostile badinit 255 up.bin x:/h/f.bin y:/h/up/
+	H_PROG=hostile-second H_SETUP=setup_up_once m_hostile good 255 x:/h/f.bin y:/h/up/
+}
+case_find_request() { m_hostile badid-write 255 up.bin upd/up.bin x:/h/up/; }
+case_unexpected_reply() {
+	m_hostile badid-read 255 x:/h/f.bin dst/
+	m_hostile badid-read 255 x:/h/f.bin y:/h/up/
+}
 case_setstat() { m_hostile mode-fail 1 -rp upd x:/h/up/; }
 case_fsetstat() { m_hostile mode-fail 0 -p up.bin x:/h/up/; }
 

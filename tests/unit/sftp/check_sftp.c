@@ -258,6 +258,27 @@ START_TEST(test_open_sibling_needs_extension)
 }
 END_TEST
 
+/* INIT answered by a STATUS: scp's error() line, with the type; a stream
+ * that ends before any answer: SFTP_CLOSED (scp's fatal()). */
+START_TEST(test_open_refused)
+{
+	static const uint8_t status[9 + 12] = { 0, 0, 0, 17, 101, 0, 0, 0, 0, 0, 0, 0, 4 };
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	char err[128];
+
+	memset(&s, 0, sizeof(s));
+	s.d = (uint8_t *)status;
+	s.len = sizeof(status);
+	ck_assert_ptr_null(sftp_open(st, 0, NULL, err, sizeof(err)));
+	ck_assert_str_eq(err, "Invalid packet back from SSH2_FXP_INIT (type 101)");
+	memset(&s, 0, sizeof(s));
+	s.d = (uint8_t *)status;
+	ck_assert_ptr_null(sftp_open(st, 0, NULL, err, sizeof(err)));
+	ck_assert_str_eq(err, SFTP_CLOSED);
+}
+END_TEST
+
 static Suite *
 sftp_suite(void)
 {
@@ -272,6 +293,7 @@ sftp_suite(void)
 	tcase_add_test(tc, test_open_asks);
 	tcase_add_test(tc, test_open_sibling);
 	tcase_add_test(tc, test_open_sibling_needs_extension);
+	tcase_add_test(tc, test_open_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
