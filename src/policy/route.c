@@ -453,16 +453,19 @@ route_ssm_lookup(long long bytes, bool one_stream, bool asks_cli, int cores, con
 /* The two CLIs side by side cost the lookup nothing only when the second
  * one has a core to itself: on a busy machine it takes CPU from the
  * lookup instead, and a host that has a direct address (found later) then
- * copies later (measured: a second later with the machine's two cores
- * busy, for any size).  So the session's CLI starts beside the lookup
- * while half a core or more stays idle, and after it otherwise, as it did
- * before. */
-#define ROUTE_LOOKUP_IDLE_CORES	0.5
+ * copies later (measured: about a second later with the machine's two
+ * cores busy, for any size; still 0.2-0.6 s when the CLI started after a
+ * 50 ms glimpse of most of a core idle).  So the session's CLI starts
+ * beside the lookup only once a whole core has stayed idle (nearly) since
+ * the lookup started, over a tenth of a second at least, and after the
+ * lookup otherwise, as before. */
+#define ROUTE_LOOKUP_IDLE_CORES	0.9
+#define ROUTE_LOOKUP_IDLE_S	0.1
 
 bool
-route_lookup_beside_now(double idle_cores)
+route_lookup_beside_now(double idle_cores, double over_s)
 {
-	return idle_cores >= ROUTE_LOOKUP_IDLE_CORES;
+	return over_s >= ROUTE_LOOKUP_IDLE_S && idle_cores >= ROUTE_LOOKUP_IDLE_CORES;
 }
 
 void

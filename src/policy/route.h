@@ -103,8 +103,9 @@ enum route_lookup {
 enum route_lookup route_ssm_lookup(long long bytes, bool one_stream, bool asks_cli, int cores,
     const char **why);
 /* ROUTE_LOOKUP_BESIDE: may the first SSM session's CLI start now, with
- * idle_cores (-1: not known) idle since the lookup started, see route.c? */
-bool route_lookup_beside_now(double idle_cores);
+ * idle_cores (-1: not known) idle on average over the over_s seconds since
+ * the lookup started, see route.c? */
+bool route_lookup_beside_now(double idle_cores, double over_s);
 const char *route_name(enum route_kind k);
 /* Value of the route environment knob: NULL/""/"auto" → AUTO;
  * "standard"/"never-bypass"/"never"/"no"/"off"/"0" → STANDARD;

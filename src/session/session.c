@@ -460,14 +460,14 @@ session_spec_wanted(const struct route_input *in, int want)
 	    in->connections_wanted != 1 && !in->legacy_or_special;
 }
 
-/* How often a lookup running beside the start is looked in on: the idle
- * CPU is measured over this long. */
+/* How often a lookup running beside the start is looked in on (the idle
+ * CPU since it started is measured again). */
 #define SESSION_LOOKUP_POLL_S	0.05
 
 /* An SSM download of unknown size whose direct address is looked for
  * (f->direct_later): the lookup runs on its own thread, and the first
  * session (h, one of them) starts beside it as soon as the CPU idle
- * since the last look says it would not slow the lookup down
+ * since the lookup started says it would not slow the lookup down
  * (route_lookup_beside_now), else after it as h says.  Returns -1 when the
  * lookup found a direct address (f says the new route; a session started
  * beside it is ended, most likely still in its CLI's start-up), else what
@@ -480,10 +480,12 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 	struct proc_cpu_sample a, b;
 	struct facts_lookup *l;
 	bool beside = false;
+	double t0;
 
 	one.limit = 1;
 	session_pool_end(s, true);
 	proc_cpu_sample(&a);
+	t0 = clock_now();
 	l = facts_lookup_start(f, o);
 	while (!facts_lookup_wait(l, beside ? 1.0 : SESSION_LOOKUP_POLL_S)) {
 		double idle;
@@ -492,8 +494,7 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 			continue;
 		proc_cpu_sample(&b);
 		idle = proc_idle_cores(&a, &b);
-		a = b;
-		if (!route_lookup_beside_now(idle))
+		if (!route_lookup_beside_now(idle, clock_now() - t0))
 			continue;
 		log_verbose("%.1f cores idle: 1 SSM session starts while the direct address is "
 		    "looked for", idle);

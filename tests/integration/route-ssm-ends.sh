@@ -12,9 +12,10 @@
 #     lists and one more), scp's makes 1; with FSCP_SSM_DIRECT=auto, one
 #     describe-instances call too, and from a host with a direct address
 #     at most 1 StartSession call (a session started beside the lookup);
-#   - all of it again in a slower environment: each CLI start burns 5 times
-#     the CPU and, where a cgroup (v1 cpu or v2) can be made here, fscp and
-#     everything under it get half a CPU.
+#   - all of it again in a slower environment: each CLI start (start-session
+#     and describe-instances alike) burns 5 times the CPU and, where a
+#     cgroup (v1 cpu or v2) can be made here, fscp and everything under it
+#     get half a CPU.
 # No timing is asserted.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 . "$(dirname "$0")/route-lib.sh"
@@ -156,7 +157,7 @@ auto_download() {	# name host max-starts: a 6-byte download, FSCP_SSM_DIRECT=aut
 cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 		# 20 MiB cases that end as others do are left out)
 	local env=$1 ms=$2 all=$3 t1 t2 name
-	export FSCP_FAKE_AWS_START_CPU_MS=$ms
+	export FSCP_FAKE_AWS_START_CPU_MS=$ms FSCP_FAKE_AWS_CPU_MS=$ms
 	# In the CLIs' start-up, and mid-copy of 20 MiB.
 	t1=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 / 2 }')
 	t2=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 * 3 + 0.5 }')

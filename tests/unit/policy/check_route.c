@@ -563,7 +563,8 @@ END_TEST
 
 /* When an SSM host's direct address is looked for: beside the first
  * session only for a download of unknown size whose lookup runs the CLI,
- * with a second core; its CLI starts beside only with half a core idle. */
+ * with a second core; its CLI starts beside only once a core has stayed
+ * idle for a while. */
 START_TEST(ssm_lookup_when)
 {
 	const char *why;
@@ -579,10 +580,11 @@ START_TEST(ssm_lookup_when)
 	/* An address given (no CLI), or one stream: first. */
 	ck_assert_int_eq(route_ssm_lookup(-1, false, false, 2, &why), ROUTE_LOOKUP_FIRST);
 	ck_assert_int_eq(route_ssm_lookup(-1, true, true, 2, &why), ROUTE_LOOKUP_FIRST);
-	ck_assert(route_lookup_beside_now(1.0));
-	ck_assert(route_lookup_beside_now(0.5));
-	ck_assert(!route_lookup_beside_now(0.2));
-	ck_assert(!route_lookup_beside_now(-1));
+	ck_assert(route_lookup_beside_now(1.0, 0.1));
+	ck_assert(route_lookup_beside_now(1.5, 0.3));
+	ck_assert(!route_lookup_beside_now(1.0, 0.05));
+	ck_assert(!route_lookup_beside_now(0.7, 0.3));
+	ck_assert(!route_lookup_beside_now(-1, 1));
 }
 END_TEST
 
