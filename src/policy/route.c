@@ -423,6 +423,51 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 	    n, n == 1 ? "" : "s", forced ? " (forced)" : "");
 }
 
+/* A direct address costs a CLI start and a probe (about what SSM takes
+ * for 1 MiB) and saves the SSM start (1-3 s) on top of the transfer: a
+ * smaller copy of known size does not look.  A download's size is not
+ * known yet: the session carries the lookup out beside the first SSM
+ * session's start (route_lookup_beside_now says when that session's CLI
+ * may start), so that a host without a direct address costs no CLI start
+ * more than scp's ssh does; a direct address found ends that session, in
+ * its CLI's start-up most of the time.  On one core the two CLIs would
+ * share it: the session would be up no sooner than after the lookup, and
+ * the lookup (and a direct copy) would take twice as long, so the lookup
+ * comes first there, as it does with an address given (no CLI) and for
+ * one stream (decided once). */
+enum route_lookup
+route_ssm_lookup(long long bytes, bool one_stream, bool asks_cli, int cores, const char **why)
+{
+	if (bytes >= 0 && bytes < ROUTE_SSM_DIRECT_MIN_BYTES) {
+		*why = "copy too small to look for a direct route";
+		return ROUTE_LOOKUP_NONE;
+	}
+	if (bytes < 0 && !one_stream && asks_cli && cores >= 2) {
+		*why = "size unknown: looked for as the first SSM session starts";
+		return ROUTE_LOOKUP_BESIDE;
+	}
+	*why = NULL;
+	return ROUTE_LOOKUP_FIRST;
+}
+
+/* The two CLIs side by side cost the lookup nothing only when the second
+ * one has a core to itself: on a busy machine it takes CPU from the
+ * lookup instead, and a host that has a direct address (found later) then
+ * copies later (measured: about a second later with the machine's two
+ * cores busy, for any size; still 0.2-0.6 s when the CLI started after a
+ * 50 ms glimpse of most of a core idle).  So the session's CLI starts
+ * beside the lookup only once a whole core has stayed idle (nearly) since
+ * the lookup started, over a tenth of a second at least, and after the
+ * lookup otherwise, as before. */
+#define ROUTE_LOOKUP_IDLE_CORES	0.9
+#define ROUTE_LOOKUP_IDLE_S	0.1
+
+bool
+route_lookup_beside_now(double idle_cores, double over_s)
+{
+	return over_s >= ROUTE_LOOKUP_IDLE_S && idle_cores >= ROUTE_LOOKUP_IDLE_CORES;
+}
+
 void
 route_decide(const struct route_input *in, struct route_decision *out)
 {

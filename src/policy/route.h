@@ -90,6 +90,22 @@ struct route_decision {
 };
 
 void route_decide(const struct route_input *in, struct route_decision *out);
+/* When an SSM host's direct address is looked for (the aws CLI's
+ * describe-instances, then a probe), see route.c. */
+enum route_lookup {
+	ROUTE_LOOKUP_NONE,	/* not at all */
+	ROUTE_LOOKUP_FIRST,	/* before the route is decided */
+	ROUTE_LOOKUP_BESIDE,	/* while the first SSM session's CLI starts */
+};
+#define ROUTE_SSM_DIRECT_MIN_BYTES	(1ll << 20)	/* smaller: not looked for */
+/* bytes (-1 unknown), one_stream as in route_input; asks_cli: the lookup
+ * runs the aws CLI (FSCP_SSM_DIRECT=auto); *why: the reason, for -v. */
+enum route_lookup route_ssm_lookup(long long bytes, bool one_stream, bool asks_cli, int cores,
+    const char **why);
+/* ROUTE_LOOKUP_BESIDE: may the first SSM session's CLI start now, with
+ * idle_cores (-1: not known) idle on average over the over_s seconds since
+ * the lookup started, see route.c? */
+bool route_lookup_beside_now(double idle_cores, double over_s);
 const char *route_name(enum route_kind k);
 /* Value of the route environment knob: NULL/""/"auto" → AUTO;
  * "standard"/"never-bypass"/"never"/"no"/"off"/"0" → STANDARD;

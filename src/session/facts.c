@@ -9,6 +9,7 @@
 #include "session/facts.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/proc.h"
 #include "util/strv.h"
@@ -27,9 +29,6 @@
 
 /* A direct route to an SSM instance is probed with this connect timeout. */
 #define FACTS_PROBE_TIMEOUT	3
-
-/* Smallest copy for which a direct route to an SSM instance is looked for. */
-#define FACTS_SSM_DIRECT_MIN_BYTES	(1ll << 20)
 
 /* A ControlMaster is live when its socket accepts a connection. */
 static bool
@@ -176,7 +175,11 @@ facts_ssm_address(const struct fscp_opts *o, const struct proxycmd_ssm *ssm,
 	strv_free(&argv);
 	/* "PRIVATE\tPUBLIC": the private address first, as it is usually the
 	 * one reachable from inside the VPC. */
-	for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+	char *save = NULL;
+
+	/* strtok_r: the lookup may run beside the pool's threads. */
+	for (char *tok = strtok_r(buf, " \t\r\n", &save); tok;
+	    tok = strtok_r(NULL, " \t\r\n", &save)) {
 		if (strcmp(tok, "None") != 0 && *tok != '\0')
 			return xstrdup(tok);
 	}
@@ -209,6 +212,127 @@ facts_probe_direct(const struct sshcfg *cfg, const char *addr, char *why, size_t
 	return rc == SSHCONN_OK;
 }
 
+/* Does looking for a direct address run the aws CLI (FSCP_SSM_DIRECT
+ * auto)? */
+static bool
+facts_direct_asks_cli(const struct fscp_opts *o)
+{
+	return o->ssm_direct == NULL || *o->ssm_direct == '\0' ||
+	    strcmp(o->ssm_direct, "auto") == 0;
+}
+
+/* The direct address found (or NULL, whyp saying why): probed, it is the
+ * route's when it presents the instance's known key (f->direct), else
+ * in->direct_why says why not.  Takes addr. */
+static void
+facts_direct_try(struct facts *f, struct route_input *in, char *addr, const char *whyp)
+{
+	if (addr != NULL) {
+		char perr[256] = "";
+
+		if (facts_probe_direct(f->cfg, addr, perr, sizeof(perr))) {
+			in->direct_ok = true;
+			f->direct = addr;
+			return;
+		}
+		char *msg = xasprintf("direct address %s refused: %s", addr, pool_one_line(perr));
+
+		snprintf(f->why, sizeof(f->why), "%s", msg);
+		free(msg);
+		free(addr);
+		in->direct_why = f->why;
+	} else if (whyp != NULL) {
+		snprintf(f->why, sizeof(f->why), "%s", whyp);
+		in->direct_why = f->why;
+	}
+}
+
+bool
+facts_direct_now(struct facts *f, const struct fscp_opts *o)
+{
+	const char *whyp = NULL;
+	char *addr;
+
+	if (!f->direct_later)
+		return false;
+	f->direct_later = false;
+	addr = facts_ssm_address(o, &f->ssm, f->cfg->hostname, &whyp);
+	facts_direct_try(f, &f->in, addr, whyp);
+	if (!f->in.direct_ok) {
+		log_route("no direct route: %s", f->why);
+		return false;
+	}
+	route_decide(&f->in, &f->d);
+	log_route("route %s: %s", route_name(f->d.kind), f->d.reason);
+	return true;
+}
+
+struct facts_lookup {
+	struct facts *f;
+	const struct fscp_opts *o;
+	pthread_t tid;
+	bool threaded, done, found;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *
+facts_lookup_run(void *arg)
+{
+	struct facts_lookup *l = arg;
+	bool found = facts_direct_now(l->f, l->o);
+
+	pthread_mutex_lock(&l->lock);
+	l->found = found;
+	l->done = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+struct facts_lookup *
+facts_lookup_start(struct facts *f, const struct fscp_opts *o)
+{
+	struct facts_lookup *l = xcalloc(1, sizeof(*l));
+
+	l->f = f;
+	l->o = o;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	l->threaded = pthread_create(&l->tid, NULL, facts_lookup_run, l) == 0;
+	if (!l->threaded)
+		(void)facts_lookup_run(l);
+	return l;
+}
+
+bool
+facts_lookup_wait(struct facts_lookup *l, double s)
+{
+	struct timespec ts = clock_deadline(s);
+	bool done;
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->done)
+		(void)pthread_cond_timedwait(&l->cond, &l->lock, &ts);
+	done = l->done;
+	pthread_mutex_unlock(&l->lock);
+	return done;
+}
+
+bool
+facts_lookup_end(struct facts_lookup *l)
+{
+	bool found;
+
+	if (l->threaded)
+		pthread_join(l->tid, NULL);
+	found = l->found;
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	free(l);
+	return found;
+}
+
 /* Does a sample of the first source compress well?  Then zlib pays on SSM,
  * whose cap is on bytes after ssh. */
 bool
@@ -239,7 +363,6 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 	struct sshcfg *cfg = NULL;
 	struct proxycmd_ssm ssm = { 0 };
 	char err[512], *why = f->why;
-	char *direct = NULL;
 
 	memset(f, 0, sizeof(*f));
 
@@ -291,39 +414,27 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 		const char *whyp = NULL;
 		char *addr = NULL;
 
-		/* Looking for a direct path costs a CLI call and a probe (about
-		 * what SSM takes for 1 MiB); a direct path saves the SSM start
-		 * (1-3 s) on top of the transfer, so most copies gain. */
-		if (bytes >= 0 && bytes < FACTS_SSM_DIRECT_MIN_BYTES)
-			whyp = "copy too small to look for a direct route";
-		else
+		switch (route_ssm_lookup(bytes, one_stream, facts_direct_asks_cli(o), in.cores,
+		    &whyp)) {
+		case ROUTE_LOOKUP_FIRST:
 			addr = facts_ssm_address(o, &ssm, cfg->hostname, &whyp);
-		if (addr != NULL) {
-			char perr[256] = "";
-
-			if (facts_probe_direct(cfg, addr, perr, sizeof(perr))) {
-				in.direct_ok = true;
-				direct = addr;
-				addr = NULL;
-			} else {
-				char *msg = xasprintf("direct address %s refused: %s", addr,
-				    pool_one_line(perr));
-
-				snprintf(why, sizeof(f->why), "%s", msg);
-				free(msg);
-				in.direct_why = why;
-			}
-			free(addr);
-		} else if (whyp != NULL) {
-			snprintf(why, sizeof(f->why), "%s", whyp);
-			in.direct_why = why;
+			break;
+		case ROUTE_LOOKUP_BESIDE:
+			f->direct_later = true;
+			break;
+		case ROUTE_LOOKUP_NONE:
+			break;
 		}
+		facts_direct_try(f, &in, addr, whyp);
 	}
 	route_decide(&in, &f->d);
 	log_route("route %s: %s", route_name(f->d.kind), f->d.reason);
 	f->in = in;
 	f->ssm = ssm;
-	f->direct = direct;
+	/* Only SSM sessions start while the lookup runs: any other route
+	 * waits for it. */
+	if (f->direct_later && f->d.kind != ROUTE_SSM_PARALLEL)
+		(void)facts_direct_now(f, o);
 }
 
 void

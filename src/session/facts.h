@@ -20,6 +20,9 @@ struct facts {
 	char *direct;		/* the probed ssm-direct address, or NULL */
 	char why[512];		/* in.direct_why's text */
 	char force_why[384];	/* in.force_why's text */
+	bool direct_later;	/* ssm-parallel of unknown size: the direct
+				   address is looked for by facts_direct_now,
+				   while the first session starts */
 };
 
 /* Gather for [user@]host:port and about bytes (-1 unknown), decide, and
@@ -28,6 +31,18 @@ struct facts {
  * legacy protocol). */
 void facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
     const char *user, int port, long long bytes, int want, bool one_stream);
+/* The direct address of an SSM host, when facts_gather left it for later:
+ * true when it presents the instance's known key (the route, decided
+ * again and said under -v, is then ssm-direct), false otherwise (once). */
+bool facts_direct_now(struct facts *f, const struct fscp_opts *o);
+/* facts_direct_now on a thread of its own, so that the caller may start
+ * sessions meanwhile; f is the lookup's until facts_lookup_end. */
+struct facts_lookup;
+struct facts_lookup *facts_lookup_start(struct facts *f, const struct fscp_opts *o);
+/* Wait at most s seconds for it: true when it is done. */
+bool facts_lookup_wait(struct facts_lookup *l, double s);
+/* Wait for it, free l: facts_direct_now's answer. */
+bool facts_lookup_end(struct facts_lookup *l);
 /* Free what f holds but its cfg. */
 void facts_free(struct facts *f);
 

@@ -47,6 +47,7 @@ struct session {
 };
 
 static void session_reserve(struct session *s, int more);
+static int session_bypass_wait(struct session *s, const struct pool_how *h, bool staged);
 
 /* The pool is done with: see pool_end. */
 static void
@@ -110,12 +111,20 @@ static int
 session_open_bypass(struct session *s, const struct fscp_opts *o, const struct pool_how *h,
     bool staged)
 {
+	session_pool_end(s, true);	/* one pool at a time */
+	s->pending = pool_start(o, s->cfg, h);
+	return session_bypass_wait(s, h, staged);
+}
+
+/* The rest of session_open_bypass, once the session's pool has started
+ * from h. */
+static int
+session_bypass_wait(struct session *s, const struct pool_how *h, bool staged)
+{
 	int had = s->nconns;
 	bool first_failed = false;
-	struct pool *b;
+	struct pool *b = s->pending;
 
-	session_pool_end(s, true);	/* one pool at a time */
-	b = s->pending = pool_start(o, s->cfg, h);
 	if (h->spec)
 		return 0;
 	if (!(staged && had > 0))
@@ -457,6 +466,59 @@ session_spec_wanted(const struct route_input *in, int want)
 	    in->connections_wanted != 1 && !in->legacy_or_special;
 }
 
+/* How often a lookup running beside the start is looked in on (the idle
+ * CPU since it started is measured again). */
+#define SESSION_LOOKUP_POLL_S	0.05
+
+/* An SSM download of unknown size whose direct address is looked for
+ * (f->direct_later): the lookup runs on its own thread, and the first
+ * session (h, one of them) starts beside it as soon as the CPU idle
+ * since the lookup started says it would not slow the lookup down
+ * (route_lookup_beside_now), else after it as h says.  Returns -1 when the
+ * lookup found a direct address (f says the new route; a session started
+ * beside it is ended, most likely still in its CLI's start-up), else what
+ * session_open_bypass returns. */
+static int
+session_open_looking(struct session *s, const struct fscp_opts *o, struct facts *f,
+    const struct pool_how *h)
+{
+	struct pool_how one = *h;
+	struct proc_cpu_sample a, b;
+	struct facts_lookup *l;
+	bool beside = false;
+	double t0;
+
+	one.limit = 1;
+	session_pool_end(s, true);
+	proc_cpu_sample(&a);
+	t0 = clock_now();
+	l = facts_lookup_start(f, o);
+	while (!facts_lookup_wait(l, beside ? 1.0 : SESSION_LOOKUP_POLL_S)) {
+		double idle;
+
+		if (beside)
+			continue;
+		proc_cpu_sample(&b);
+		idle = proc_idle_cores(&a, &b);
+		if (!route_lookup_beside_now(idle, clock_now() - t0))
+			continue;
+		log_verbose("%.1f cores idle: 1 SSM session starts while the direct address is "
+		    "looked for", idle);
+		s->pending = pool_start(o, s->cfg, &one);
+		beside = true;
+	}
+	if (facts_lookup_end(l)) {
+		session_pool_end(s, false);
+		return -1;
+	}
+	if (beside)
+		return session_bypass_wait(s, &one, true);
+	if (h->limit > 0)
+		log_verbose("size unknown: %d SSM sessions start until the listing tells it",
+		    h->limit);
+	return session_open_bypass(s, o, h, true);
+}
+
 static struct session *
 session_open_n(const struct fscp_opts *o, const char *host, const char *user, int port,
     long long bytes, const char *sample, int want)
@@ -477,6 +539,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	d = f.d;
 	cfg = s->cfg = f.cfg;
 	direct = f.direct;
+again:
 	if (d.kind != ROUTE_STANDARD && cfg != NULL) {
 		int n;
 
@@ -504,11 +567,25 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 			.probe = probe_first, .wave = d.wave, .wave_s = d.wave_s,
 			.limit = d.before_size };
 
-		if (d.before_size > 0)
-			log_verbose("size unknown: %d SSM sessions start until the listing tells it",
-			    d.before_size);
-
-		n = session_open_bypass(s, o, &h, d.kind == ROUTE_SSM_PARALLEL || probe_first);
+		if (f.direct_later) {
+			n = session_open_looking(s, o, &f, &h);
+			if (n < 0) {
+				/* A direct address: taken instead (the session
+				 * that started beside the lookup has ended). */
+				in = f.in;
+				d = f.d;
+				direct = f.direct;
+				free(proxy);
+				proxy = NULL;
+				goto again;
+			}
+		} else {
+			if (h.limit > 0)
+				log_verbose("size unknown: %d SSM sessions start until the listing "
+				    "tells it", h.limit);
+			n = session_open_bypass(s, o, &h,
+			    d.kind == ROUTE_SSM_PARALLEL || probe_first);
+		}
 		if (n > 0) {
 			session_say_for_ssh(cfg, in.master_live, s->ssh, s->nconns);
 			s->route = d.kind;

@@ -759,3 +759,44 @@ proc_cores(void)
 		n = quota;
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
+
+void
+proc_cpu_sample(struct proc_cpu_sample *s)
+{
+	cpu_set_t set;
+	bool mask = sched_getaffinity(0, sizeof(set), &set) == 0;
+	char line[512];
+	FILE *f = fopen("/proc/stat", "re");
+
+	memset(s, 0, sizeof(*s));
+	if (f == NULL)
+		return;
+	/* Per CPU, so that a process held to some CPUs counts only theirs. */
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long v[8] = { 0 };
+		int cpu;
+
+		if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
+		    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5)
+			continue;
+		if (mask && (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)))
+			continue;
+		/* user nice system idle iowait irq softirq steal */
+		s->idle += v[3] + v[4];
+		for (int i = 0; i < 8; i++)
+			s->total += v[i];
+		s->cpus++;
+	}
+	fclose(f);
+	s->ok = s->cpus > 0;
+}
+
+double
+proc_idle_cores(const struct proc_cpu_sample *a, const struct proc_cpu_sample *b)
+{
+	if (!a->ok || !b->ok || a->cpus != b->cpus || b->total <= a->total || b->idle < a->idle)
+		return -1;
+	return (double)(b->idle - a->idle) / (double)(b->total - a->total) * b->cpus;
+}

@@ -9,10 +9,13 @@
 #     and no simulator session it started is still alive;
 #   - a signal ends the copy with scp's status, 1 (killchild());
 #   - a 6-byte download makes at most 2 StartSession calls (the session that
-#     lists and one more), scp's makes 1;
-#   - all of it again in a slower environment: each CLI start burns 5 times
-#     the CPU and, where a cgroup (v1 cpu or v2) can be made here, fscp and
-#     everything under it get half a CPU.
+#     lists and one more), scp's makes 1; with FSCP_SSM_DIRECT=auto, one
+#     describe-instances call too, and from a host with a direct address
+#     at most 1 StartSession call (a session started beside the lookup);
+#   - all of it again in a slower environment: each CLI start (start-session
+#     and describe-instances alike) burns 5 times the CPU and, where a
+#     cgroup (v1 cpu or v2) can be made here, fscp and everything under it
+#     get half a CPU.
 # No timing is asserted.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 . "$(dirname "$0")/route-lib.sh"
@@ -20,9 +23,11 @@ fscp_test_init
 
 route_ssm_init
 I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-echo "$I_PAR 127.0.0.1 $SSHD_PORT - -" >"$FSCP_FAKE_AWS_INSTANCES"
+I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
+printf '%s\n' "$I_PAR 127.0.0.1 $SSHD_PORT - -" "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" \
+	>"$FSCP_FAKE_AWS_INSTANCES"
 KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-echo "[$I_PAR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+printf '%s\n' "[$I_PAR]:$SSHD_PORT $KEY" "[$I_DIR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
 export FSCP_SSM_DIRECT=off
 
 cd "$FSCP_WORK" || exit 99
@@ -71,6 +76,7 @@ leftovers() {
 }
 
 starts() { grep -c 'ssm start-session' "$FSCP_FAKE_AWS_LOG"; }
+lookups() { grep -c 'ec2 describe-instances' "$FSCP_FAKE_AWS_LOG"; }
 
 # run NAME WANT_RC ACTION PROG ARGS...: PROG in a session of its own (its
 # pid is the session's id); ACTION: "-" none, "SIG@S" signal SIG to it after
@@ -132,7 +138,7 @@ run() {
 	fi
 	# Whatever was left must not disturb the next case.
 	[ -z "$left" ] || { printf '%s\n' "$left" | awk '{ print $1 }' | xargs -r kill -KILL 2>/dev/null; sleep 1; }
-	STARTS=$(starts)
+	STARTS=$(starts) LOOKUPS=$(lookups)
 	echo "  ($name: $((SECONDS - t0)) s)"
 }
 
@@ -140,10 +146,18 @@ same() {	# name got want
 	route_check "$1" "the copy is the source" cmp -s "$2" "$3"
 }
 
+auto_download() {	# name host max-starts: a 6-byte download, FSCP_SSM_DIRECT=auto
+	rm -f dst/*
+	FSCP_SSM_DIRECT=auto run "$1" 0 - "$FSCP" "$2:src/tiny.txt" dst/
+	same "$1" dst/tiny.txt src/tiny.txt
+	route_check "$1" "at most $3 StartSession calls ($STARTS)" test "$STARTS" -le "$3"
+	route_check "$1" "1 describe-instances call ($LOOKUPS)" test "$LOOKUPS" -eq 1
+}
+
 cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 		# 20 MiB cases that end as others do are left out)
 	local env=$1 ms=$2 all=$3 t1 t2 name
-	export FSCP_FAKE_AWS_START_CPU_MS=$ms
+	export FSCP_FAKE_AWS_START_CPU_MS=$ms FSCP_FAKE_AWS_CPU_MS=$ms
 	# In the CLIs' start-up, and mid-copy of 20 MiB.
 	t1=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 / 2 }')
 	t2=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 * 3 + 0.5 }')
@@ -153,6 +167,11 @@ cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 	run "$name" 0 - "$FSCP" "$I_PAR:src/tiny.txt" dst/
 	same "$name" dst/tiny.txt src/tiny.txt
 	route_check "$name" "at most 2 StartSession calls ($STARTS)" test "$STARTS" -le 2
+
+	# As users run it: the direct address is looked for (beside the first
+	# session's start when a core is idle, else first).
+	auto_download "$env: 6-byte download, FSCP_SSM_DIRECT=auto" "$I_PAR" 2
+	auto_download "$env: 6-byte download from a host with a direct address" "$I_DIR" 1
 
 	name="$env: 6-byte download, scp"
 	rm -f dst/*

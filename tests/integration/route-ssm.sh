@@ -5,7 +5,9 @@
 #                 a session opens a file once, whatever its pieces;
 #   FSCP_SSM_DIRECT=off forces it even when a direct address exists;
 #   ssm-direct    describe-instances gives 127.0.0.1 (the test sshd), which
-#                 presents the instance's known key: no SSM session at all;
+#                 presents the instance's known key: no SSM session at all
+#                 (a download: at most one, started while it looks, and
+#                 describe-instances once);
 #   wrong key     the direct address (127.0.0.2, a second sshd with another
 #                 host key) is refused and the copy still goes through SSM;
 #   unknown instance: scp and fscp fail alike.
@@ -171,6 +173,17 @@ route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$
 route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
 route_check "$name" "fscp asked describe-instances about $I_DIR" \
 	grep -q "ec2 describe-instances .*$I_DIR" "$FSCP_FAKE_AWS_LOG"
+
+# A download's size is unknown: its first SSM session may start while the
+# address is looked for (when a core is idle), and ends once it is found.
+name="ssm-direct: download 6 MiB -p"
+lookups0=$(grep -c "ec2 describe-instances" "$FSCP_FAKE_AWS_LOG")
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "$I_DIR:src/mid.bin" dst/
+lookups=$(($(grep -c "ec2 describe-instances" "$FSCP_FAKE_AWS_LOG") - lookups0))
+route_expect "$name" ssm-direct "direct address presents the instance's host key"
+route_check "$name" "fscp started at most 1 SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -le 1
+route_check "$name" "fscp asked describe-instances once ($lookups)" test "$lookups" -eq 1
+route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
 
 name="ssm-direct: -O download -p on an exec channel"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p "$I_DIR:{HOME}/src/mid.bin" dst/

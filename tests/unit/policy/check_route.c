@@ -561,6 +561,33 @@ START_TEST(long_controlpath_truncates)
 }
 END_TEST
 
+/* When an SSM host's direct address is looked for: beside the first
+ * session only for a download of unknown size whose lookup runs the CLI,
+ * with a second core; its CLI starts beside only once a core has stayed
+ * idle for a while. */
+START_TEST(ssm_lookup_when)
+{
+	const char *why;
+
+	ck_assert_int_eq(route_ssm_lookup(6, false, true, 2, &why), ROUTE_LOOKUP_NONE);
+	ck_assert_str_eq(why, "copy too small to look for a direct route");
+	ck_assert_int_eq(route_ssm_lookup(MiB, false, true, 2, &why), ROUTE_LOOKUP_FIRST);
+	ck_assert_int_eq(route_ssm_lookup(-1, false, true, 2, &why), ROUTE_LOOKUP_BESIDE);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_int_eq(route_ssm_lookup(-1, false, true, 8, &why), ROUTE_LOOKUP_BESIDE);
+	/* One core: the CLIs would share it. */
+	ck_assert_int_eq(route_ssm_lookup(-1, false, true, 1, &why), ROUTE_LOOKUP_FIRST);
+	/* An address given (no CLI), or one stream: first. */
+	ck_assert_int_eq(route_ssm_lookup(-1, false, false, 2, &why), ROUTE_LOOKUP_FIRST);
+	ck_assert_int_eq(route_ssm_lookup(-1, true, true, 2, &why), ROUTE_LOOKUP_FIRST);
+	ck_assert(route_lookup_beside_now(1.0, 0.1));
+	ck_assert(route_lookup_beside_now(1.5, 0.3));
+	ck_assert(!route_lookup_beside_now(1.0, 0.05));
+	ck_assert(!route_lookup_beside_now(0.7, 0.3));
+	ck_assert(!route_lookup_beside_now(-1, 1));
+}
+END_TEST
+
 static Suite *
 route_suite(void)
 {
@@ -581,6 +608,7 @@ route_suite(void)
 	tcase_add_test(tc, ssm_waves);
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
+	tcase_add_test(tc, ssm_lookup_when);
 	suite_add_tcase(s, tc);
 	return s;
 }
