@@ -215,6 +215,9 @@ mkdir -p "$W/data" "$W/down" "$H/data" "$H/up" "$W/bin"
 
 hostkey=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
 ssm_id=i-0fb5c0be0c4d1a2b3
+# The same instance as describe-instances shows one without an address:
+# the lookup runs and finds nothing (the tiny copy's costliest case).
+ssm_nd_id=i-0fb5c0be0c4d1a2b4
 ln -s "$aws" "$W/bin/aws"
 
 want() { [ -z "$only" ] || [[ $1 =~ $only ]]; }
@@ -274,6 +277,8 @@ fi
 	done
 	echo "$ssm_id $hostkey"
 	echo "[$ssm_id]:$SSHD_PORT $hostkey"
+	echo "$ssm_nd_id $hostkey"
+	echo "[$ssm_nd_id]:$SSHD_PORT $hostkey"
 	for t in "${!rport[@]}"; do
 		echo "$(m_ssm_id "$t") $hostkey"
 		echo "[$(m_ssm_id "$t")]:${rport[$t]} $hostkey"
@@ -281,6 +286,7 @@ fi
 } >"$W/known_hosts"
 {
 	echo "$ssm_id 127.0.0.1 $SSHD_PORT 127.0.0.1 -"
+	echo "$ssm_nd_id 127.0.0.1 $SSHD_PORT - -"
 	# The SSM path and the direct address both go through the RTT's relay.
 	for t in "${!rport[@]}"; do
 		echo "$(m_ssm_id "$t") 127.0.0.1 ${rport[$t]} 127.0.0.1 -"
@@ -620,6 +626,8 @@ run_groups() {	# dir
 		G_BYTES=$((10 * 4096)) G_LIMIT=$lim_small G_ENV="FSCP_SSM_SIM_SETUP_MS=1000"
 		bench_group "$runs" "fscp|$label, no direct route|1|FSCP_SSM_DIRECT=off" \
 			"fscp|$label, direct route looked for|1|FSCP_SSM_DIRECT=auto"
+		G_HOST=$ssm_nd_id
+		bench_group "$runs" "fscp|$label, none found|1|FSCP_SSM_DIRECT=auto"
 		G_ENV=''
 	fi
 	if want rtt50; then
