@@ -10,7 +10,36 @@
  *    in which case the tail is cut (the 9.3 "wide terminal" fix is not
  *    reproduced on purpose);
  *  - scp keeps the speed in an int and converts doubles with x86-64's
- *    cvttsd2si semantics (out of range gives INT_MIN); see to_int(). */
+ *    cvttsd2si semantics (out of range gives INT_MIN); see to_int().
+ *
+ * Derived from OpenSSH's progressmeter.c: format_size() and format_rate()
+ * are its functions of those names, progress_format() and progress_advance()
+ * split its refresh_progress_meter() (the same fields, rounding, speed
+ * average and ETA arithmetic), and window_size() and can_output() are its
+ * setscreensize() and can_output().  Its notice, as its licence requires:
+ *
+ * Copyright (c) 2003 Nils Nordman.  All rights reserved.
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions
+ * are met:
+ * 1. Redistributions of source code must retain the above copyright
+ *    notice, this list of conditions and the following disclaimer.
+ * 2. Redistributions in binary form must reproduce the above copyright
+ *    notice, this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE AUTHOR ``AS IS'' AND ANY EXPRESS OR
+ * IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES
+ * OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED.
+ * IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY DIRECT, INDIRECT,
+ * INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT
+ * NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE,
+ * DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY
+ * THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+ * (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF
+ * THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
 #include "config.h"
 
 #include <errno.h>
