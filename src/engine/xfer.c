@@ -48,7 +48,11 @@ struct xfer_file {
 	char *local;
 	char *remote;
 	char *name;		/* base name, for the progress meter */
-	uint64_t size;
+	/* Written by the worker whose piece finds the file grown or cut
+	 * (upload_grew, piece_grew, send_write) while the meter reads it on
+	 * another thread; other state orders the workers' own reads, so
+	 * relaxed access is enough. */
+	atomic_uint_fast64_t size;
 	uint32_t perm;		/* source mode bits */
 	uint32_t atime, mtime;
 	int fd;			/* local file, shared by its chunks */
@@ -101,6 +105,21 @@ struct xfer_task {
 	int from;		/* connection that gave it back (0: none), for -v */
 	uint64_t sized_at;	/* an upload's end + 1 when its local size was last read */
 };
+
+static uint64_t
+xfer_file_size(const struct xfer_file *f)
+{
+	return atomic_load_explicit(&f->size, memory_order_relaxed);
+}
+
+/* The owner of t's piece found the file's end moved: the piece and the
+ * file end there. */
+static void
+xfer_file_resize(struct xfer_file *f, struct xfer_task *t, uint64_t end)
+{
+	t->end = f->pieces[t->idx].end = end;
+	atomic_store_explicit(&f->size, end, memory_order_relaxed);
+}
 
 struct xfer_dirfix {
 	bool remote;
@@ -200,7 +219,7 @@ xfer_add(struct xfer *x, const struct xfer_item *it, const struct xfer_origin *o
 	f->local = xstrdup(it->local);
 	f->remote = xstrdup(it->remote);
 	f->name = operand_basename(it->dir == XFER_UP ? it->local : it->remote);
-	f->size = it->size;
+	atomic_init(&f->size, it->size);
 	f->perm = it->perm;
 	f->atime = it->atime;
 	f->mtime = it->mtime;
@@ -236,7 +255,7 @@ xfer_group_said(struct xfer_group *g)
 static void
 xfer_queue_file(struct xfer *x, struct xfer_file *f)
 {
-	uint64_t chunk = x->p.chunk_size, size = f->size;
+	uint64_t chunk = x->p.chunk_size, size = xfer_file_size(f);
 	size_t n = 1;
 
 	if (x->nplanned > 1 && chunk > 0 && size > chunk) {
@@ -425,7 +444,7 @@ xfer_progress(struct xfer *x)
 			continue;
 		}
 		if (!f->progress_started) {
-			progress_start(pm, f->name, (off_t)f->size);
+			progress_start(pm, f->name, (off_t)xfer_file_size(f));
 			f->progress_started = true;
 		}
 		progress_update(pm, (off_t)atomic_load(&f->done));
@@ -497,7 +516,7 @@ xfer_file_extent(const struct xfer_file *f)
 		if (p->written != p->end - p->off)
 			return p->high;
 	}
-	return f->size;
+	return xfer_file_size(f);
 }
 
 /* The last chunk of a file is done: local finishing touches. */
@@ -659,7 +678,7 @@ send_close(struct worker *w, struct xfer_task *t)
 		 * it wrote and fixes it after the CLOSE if a WRITE failed. */
 		struct sftp_attrs a = {
 			.flags = SSH_FILEXFER_ATTR_SIZE,
-			.size = t->only && !atomic_load(&f->failed) ? f->size : xfer_file_extent(f),
+			.size = t->only && !atomic_load(&f->failed) ? xfer_file_size(f) : xfer_file_extent(f),
 		};
 
 		f->size_sent = a.size;
@@ -729,7 +748,7 @@ send_write(struct worker *w, struct xfer_task *t)
 		}
 		len = (uint32_t)got;
 		if (t->only)
-			t->end = f->pieces[t->idx].end = f->size = t->next_off + got;
+			xfer_file_resize(f, t, t->next_off + got);
 		else
 			t->eof = true;
 		if (got == 0) {
@@ -768,7 +787,7 @@ upload_grew(struct xfer_task *t)
 	t->sized_at = t->end + 1;
 	if (f->fd < 0 || fstat(f->fd, &st) != 0 || (uint64_t)st.st_size <= t->end)
 		return false;
-	t->end = f->pieces[t->idx].end = f->size = (uint64_t)st.st_size;
+	xfer_file_resize(f, t, (uint64_t)st.st_size);
 	return true;
 }
 
@@ -933,7 +952,7 @@ piece_grew(struct worker *w, struct xfer_task *t, uint64_t new_end)
 {
 	struct xfer_file *f = t->f;
 
-	t->end = f->pieces[t->idx].end = f->size = new_end;
+	xfer_file_resize(f, t, new_end);
 	t->next_off = new_end;
 	if (t->grow) {
 		t->probe_sent = t->probed = false;
@@ -1405,7 +1424,7 @@ xfer_planned_bytes(const struct xfer *x)
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < x->nfiles; i++)
-		sum += x->files[i]->size;
+		sum += xfer_file_size(x->files[i]);
 	return sum;
 }
 

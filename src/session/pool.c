@@ -81,7 +81,9 @@ struct pool_job {
  * start on the first ones while the rest are still coming up (pool_next). */
 struct pool {
 	struct pool_job *jobs;
-	pthread_t *tids;	/* one per job that has a thread */
+	pthread_t *tids;	/* one per job that has a thread ... */
+	bool *has_tid;		/* ... which these say, under lock: POSIX
+				   gives pthread_t no "none" value */
 	int n;			/* jobs: connections * per */
 	int per;
 	int ok;			/* connections up so far */
@@ -94,7 +96,8 @@ struct pool {
 				   (-1: none within a second); 0: not yet */
 	int wave;		/* > 0: connections started together, ... */
 	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
-	pthread_t pacer;	/* starts the later waves; 0: none */
+	pthread_t pacer;	/* starts the later waves, ... */
+	bool has_pacer;		/* ... when there is one */
 	bool expanded;		/* ... it has */
 	int started;		/* connections whose thread was started */
 	int limit;		/* no more than this many are started */
@@ -187,9 +190,10 @@ pool_channels_start(struct pool_job *j, struct fscp_stream *st, int got)
 		if (k < got && !b->stop) {
 			x->stream = st[k];
 			x->ssh = sshconn_ref(j->ssh);
-			if (pthread_create(&b->tids[base + k], NULL, pool_channel_one, x) == 0)
+			if (pthread_create(&b->tids[base + k], NULL, pool_channel_one, x) == 0) {
+				b->has_tid[base + k] = true;
 				continue;
-			b->tids[base + k] = 0;
+			}
 			x->stream.ops->close(x->stream.ctx);
 			(void)sshconn_close(x->ssh);
 			x->ssh = NULL;
@@ -213,9 +217,10 @@ pool_start_upto(struct pool *b, int upto)
 	for (int c = b->started; c < upto && c < b->n / b->per; c++) {
 		struct pool_job *j = &b->jobs[c * b->per];
 
-		if (pthread_create(&b->tids[c * b->per], NULL, pool_connect_one, j) == 0)
+		if (pthread_create(&b->tids[c * b->per], NULL, pool_connect_one, j) == 0) {
+			b->has_tid[c * b->per] = true;
 			continue;
-		b->tids[c * b->per] = 0;
+		}
 		for (int k = 0; k < b->per; k++) {
 			j[k].rc = SSHCONN_ERR_CONNECT;
 			j[k].unused = j[k].taken = j[k].done = true;
@@ -536,12 +541,22 @@ pool_stop_all(struct pool *b)
 static void
 pool_join(struct pool *b)
 {
-	/* The pacer first: it starts threads until it sees the stop. */
-	if (b->pacer)
+	/* The pacer first: it starts threads until it sees the stop.  A
+	 * connection's channel threads are started by its own thread, which
+	 * is joined before them: once it is, their entries are final. */
+	if (b->has_pacer)
 		pthread_join(b->pacer, NULL);
-	for (int i = 0; i < b->n; i++)
-		if (b->tids[i])
-			pthread_join(b->tids[i], NULL);
+	for (int i = 0; i < b->n; i++) {
+		pthread_t tid;
+		bool has;
+
+		pthread_mutex_lock(&b->lock);
+		has = b->has_tid[i];
+		tid = b->tids[i];
+		pthread_mutex_unlock(&b->lock);
+		if (has)
+			pthread_join(tid, NULL);
+	}
 }
 
 /* No more connections are wanted: stop the ones still connecting (their
@@ -572,6 +587,7 @@ pool_end(struct pool *b, bool report)
 	free(b->direct);
 	free(b->jobs);
 	free(b->tids);
+	free(b->has_tid);
 	free(b);
 }
 
@@ -694,6 +710,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 
 	b->jobs = xcalloc((size_t)(n * per), sizeof(*b->jobs));
 	b->tids = xcalloc((size_t)(n * per), sizeof(*b->tids));
+	b->has_tid = xcalloc((size_t)(n * per), sizeof(*b->has_tid));
 	b->n = n * per;
 	b->per = per;
 	b->t0 = clock_now();
@@ -719,10 +736,14 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	for (int i = 0; i < b->started * per; i += per) {
 		struct pool_job *j = &b->jobs[i];
 
-		if (pthread_create(&b->tids[i], NULL, pool_connect_one, j) != 0) {
+		bool has = pthread_create(&b->tids[i], NULL, pool_connect_one, j) == 0;
+
+		pthread_mutex_lock(&b->lock);
+		b->has_tid[i] = has;
+		pthread_mutex_unlock(&b->lock);
+		if (!has) {
 			j->rc = SSHCONN_ERR_CONNECT;
 			snprintf(j->err, sizeof(j->err), "pthread_create failed");
-			b->tids[i] = 0;
 			pool_channels_start(j, NULL, 0);
 			pthread_mutex_lock(&b->lock);
 			if (b->probe)
@@ -731,8 +752,9 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 			pthread_mutex_unlock(&b->lock);
 		}
 	}
-	if ((b->wave > 0 || !b->sized) && pthread_create(&b->pacer, NULL, pool_pacer, b) != 0) {
-		b->pacer = 0;
+	if (b->wave > 0 || !b->sized)
+		b->has_pacer = pthread_create(&b->pacer, NULL, pool_pacer, b) == 0;
+	if ((b->wave > 0 || !b->sized) && !b->has_pacer) {
 		pthread_mutex_lock(&b->lock);
 		b->sized = true;
 		pool_start_upto(b, b->limit);
@@ -782,7 +804,7 @@ pool_trim(struct pool *b, int n)
 {
 	int limit = -1, conns;
 
-	if (b == NULL || b->pacer == 0)
+	if (b == NULL || !b->has_pacer)
 		return -1;
 	pthread_mutex_lock(&b->lock);
 	conns = b->n / b->per;
@@ -803,9 +825,14 @@ pool_size(const struct pool *b)
 }
 
 int
-pool_up(const struct pool *b)
+pool_up(struct pool *b)
 {
-	return b->ok;
+	int ok;
+
+	pthread_mutex_lock(&b->lock);
+	ok = b->ok;
+	pthread_mutex_unlock(&b->lock);
+	return ok;
 }
 
 bool

@@ -66,7 +66,7 @@ int pool_trim(struct pool *b, int n);
 /* Channels not handed out yet (0 for NULL); all jobs; connections up. */
 int pool_count(struct pool *b);
 int pool_size(const struct pool *b);
-int pool_up(const struct pool *b);
+int pool_up(struct pool *b);
 bool pool_speculative(const struct pool *b);
 /* When the first connection's server sent its first bytes (its banner),
  * in ms from the pool's start; waits at most max_s from the start; -1

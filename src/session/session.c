@@ -30,6 +30,11 @@ struct session {
 	char *host, *user;
 	int port;
 	enum route_kind route;
+	/* The engine's joiner thread adds connections (session_next_conn)
+	 * while the main thread may reconnect, reserve room or drop them:
+	 * lock guards every write of conns, ssh, proxy_pids and nconns.
+	 * Reads are the main thread's, while no joiner runs. */
+	pthread_mutex_t lock;
 	struct sftp_conn **conns;	/* nconns SFTP sessions */
 	struct sshconn **ssh;		/* libssh sessions (bypass), else NULL */
 	pid_t *proxy_pids;		/* ProxyCommand children we run, 0 if none */
@@ -62,10 +67,12 @@ session_pool_end(struct session *s, bool report)
 static struct sftp_conn *
 session_add(struct session *s, const struct pool_conn *c)
 {
+	pthread_mutex_lock(&s->lock);
 	s->conns[s->nconns] = c->sftp;
 	s->ssh[s->nconns] = c->ssh;
 	s->proxy_pids[s->nconns] = c->pid;
 	s->nconns++;
+	pthread_mutex_unlock(&s->lock);
 	return c->sftp;
 }
 
@@ -326,6 +333,7 @@ session_end_pending(struct session *s)
 static void
 session_reserve(struct session *s, int more)
 {
+	pthread_mutex_lock(&s->lock);
 	size_t cap = (size_t)(s->nconns + more);
 
 	s->conns = xrealloc(s->conns, cap * sizeof(*s->conns));
@@ -336,6 +344,7 @@ session_reserve(struct session *s, int more)
 		s->ssh = xrealloc(s->ssh, cap * sizeof(*s->ssh));
 		s->proxy_pids = xrealloc(s->proxy_pids, cap * sizeof(*s->proxy_pids));
 	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* The quickest SFTP round trip among the connections; -1 when none was
@@ -398,28 +407,33 @@ session_drop_from(struct session *s, int keep)
 	int n = s->nconns - keep, bad = 0;
 	struct session_closer *closers;
 	pthread_t *tids;
+	bool *started;	/* POSIX gives pthread_t no "none" value */
 
 	if (n <= 0)
 		return 0;
 	closers = xcalloc((size_t)n, sizeof(*closers));
 	tids = xcalloc((size_t)n, sizeof(*tids));
+	started = xcalloc((size_t)n, sizeof(*started));
 	for (int i = 0; i < n; i++) {
 		closers[i].sftp = s->conns[keep + i];
 		closers[i].ssh = s->ssh ? s->ssh[keep + i] : NULL;
 		closers[i].pid = s->proxy_pids ? s->proxy_pids[keep + i] : 0;
-		if (n == 1 || pthread_create(&tids[i], NULL, session_close_one, &closers[i]) != 0) {
-			tids[i] = 0;
+		started[i] = n > 1 &&
+		    pthread_create(&tids[i], NULL, session_close_one, &closers[i]) == 0;
+		if (!started[i])
 			session_close_one(&closers[i]);
-		}
 	}
 	for (int i = 0; i < n; i++) {
-		if (tids[i])
+		if (started[i])
 			pthread_join(tids[i], NULL);
 		bad += closers[i].bad;
 	}
 	free(closers);
 	free(tids);
+	free(started);
+	pthread_mutex_lock(&s->lock);
 	s->nconns = keep;
+	pthread_mutex_unlock(&s->lock);
 	return bad;
 }
 
@@ -531,6 +545,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	char *proxy = NULL, *direct;
 	bool compress;
 
+	pthread_mutex_init(&s->lock, NULL);
 	s->host = xstrdup(host);
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
@@ -920,6 +935,7 @@ session_close(struct session *s)
 	free(s->user);
 	free(s->bypass_proxy);
 	free(s->bypass_direct);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return bad;
 }

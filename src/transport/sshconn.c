@@ -1007,6 +1007,9 @@ sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out, char *err, size_
 	return chan_open(c, "sftp", NULL, out, err, errlen);
 }
 
+/* Where each channel of sshconn_sftp_streams is; UP and FAILED are final. */
+enum sshconn_chan_state { CH_OPENING, CH_REQUESTING, CH_UP, CH_FAILED };
+
 /* The extra channels are asked for all at once, without blocking, so n
  * channels cost about the round trips of one. */
 int
@@ -1014,7 +1017,8 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
     size_t errlen)
 {
 	ssh_channel *ch;
-	int *state, got = 0, left = n;	/* state: 0 opening, 1 requesting, 2 up, -1 failed */
+	enum sshconn_chan_state *state;
+	int got = 0, left = n;	/* left: channels not in a final state */
 	double deadline;
 
 	if (n <= 1)
@@ -1029,32 +1033,33 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 	ssh_set_blocking(c->s, 0);
 	for (int i = 0; i < n; i++)
 		if ((ch[i] = ssh_channel_new(c->s)) == NULL) {
-			state[i] = 9;	/* failed, counted */
+			state[i] = CH_FAILED;
 			left--;
 		}
 	while (left > 0 && clock_now() < deadline) {
 		for (int i = 0; i < n; i++) {
 			int r;
 
-			if (state[i] == 0) {
+			if (state[i] == CH_UP || state[i] == CH_FAILED)
+				continue;
+			if (state[i] == CH_OPENING) {
 				r = ssh_channel_open_session(ch[i]);
 				if (r == SSH_OK)
-					state[i] = 1;
+					state[i] = CH_REQUESTING;
 				else if (r != SSH_AGAIN)
-					state[i] = -1;
+					state[i] = CH_FAILED;
 			}
-			if (state[i] == 1) {
+			if (state[i] == CH_REQUESTING) {
 				r = ssh_channel_request_subsystem(ch[i], "sftp");
 				if (r == SSH_OK)
-					state[i] = 2;
+					state[i] = CH_UP;
 				else if (r != SSH_AGAIN)
-					state[i] = -1;
+					state[i] = CH_FAILED;
 			}
-			if (state[i] == 2 || state[i] == -1) {
-				if (state[i] == -1 && got == 0 && i == 0)
+			if (state[i] == CH_UP || state[i] == CH_FAILED) {
+				if (state[i] == CH_FAILED && i == 0)
 					seterr(err, errlen, "channel open failed: %s",
 					    ssh_get_error(c->s));
-				state[i] += 10;	/* counted */
 				left--;
 			}
 		}
@@ -1069,7 +1074,7 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 	size_t cap = c->read_buf;
 
 	for (int i = 0; i < n; i++)
-		up += state[i] == 12;
+		up += state[i] == CH_UP;
 	/* The connection's receive window is shared out, not multiplied by
 	 * the channels: twice one channel's window per connection is what a
 	 * far download needs (at 50 ms: 1.9 s for 256 MiB, against 2.4 s with
@@ -1079,7 +1084,7 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 		c->read_buf = c->read_buf * 2 / (size_t)up < (1u << 20) ? (1u << 20) :
 		    c->read_buf * 2 / (size_t)up;
 	for (int i = 0; i < n; i++) {
-		if (state[i] == 12) {
+		if (state[i] == CH_UP) {
 			chan_stream(c, ch[i], false, &out[got++]);
 			continue;
 		}
