@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 """bench/report.py: turn bench/run.sh's raw measurements into the table.
 
 usage: report.py RAW.tsv MACHINE NOTES OUTPREFIX

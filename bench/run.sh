@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # bench/run.sh: fscp against /usr/bin/scp (and rsync, sftp where installed),
 # side by side, on loopback only.  Starts its own sshd on 127.0.0.1, its own
 # ControlMaster, delay relay and fake AWS SSM, runs every scenario with scp and

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # README Quick start command 1: build fscp, start a throwaway sshd on
 # 127.0.0.1 with its own keys, copy a 64 MiB random file up and back with
 # fscp, and check that every copy has the same SHA-256.  Also times

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # fscp-alias.sh: make interactive shells run fscp(1) when scp is typed.
 #
 # Which shells read it, on Debian 12:

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Install every Debian 12 package needed to build and test fscp.
 # Non-interactive and idempotent: when everything is already installed, apt
 # is not touched at all (no network, no root needed).

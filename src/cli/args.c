@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* args: scp's command-line grammar (OpenSSH 9.2 scp.c main()), pure; then
  * fscp's own settings: the FSCP_* variables and the route setting files
  * (args_read_env, args_read_config), each bad value an error for main.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* args: scp's command-line grammar (OpenSSH 9.2 scp.c main()), pure.
  *
  * args_parse() never prints and never exits: it fills struct fscp_opts and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* fscp: the command line.  scp's main(), toremote() and tolocal() over the
  * engine: parse, decide where each operand goes, open sessions, hand the
  * copies to xfer, and exit as scp exits. */

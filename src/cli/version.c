@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* version: fscp's version and the library versions it runs with. */
 #include "config.h"
 #include "cli/version.h"

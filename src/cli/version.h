@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* version: what `fscp --version` prints.
  *
  * fscp's own version, then the libssh, OpenSSL and zlib versions asked of

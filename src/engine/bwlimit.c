@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* bwlimit: one shared pacing clock for all threads (see bwlimit.h). */
 #include "config.h"
 

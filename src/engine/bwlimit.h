@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* bwlimit: scp's -l bandwidth limit, shared by all worker threads.
  *
  * scp (misc.c bandwidth_limit) sleeps after its reads so that the average

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* crossload: remote to remote through this host, over SFTP (scp 9.2's
  * default and -3: throughlocal_sftp() in scp.c, do_crossload() and
  * crossload_dir() in sftp-client.c).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* plan: scp's source/sink planning (see plan.h). */
 #include "config.h"
 #include "engine/plan.h"

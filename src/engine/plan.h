@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* plan: scp's source and sink planning for SFTP copies (scp.c
  * source_sftp() and sink_sftp(), sftp-client.c upload_dir() and
  * download_dir()): which source goes where, the stats, mkdirs and target

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND BSD-2-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* progress: scp's progress meter, reproducing OpenSSH 9.2 (progressmeter.c
  * rev 1.50) output byte for byte, including its quirks:
  *  - the name field is win_size-36 columns; when that is not positive the

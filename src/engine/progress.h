@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* progress: scp's progress meter (OpenSSH 9.2 progressmeter.c), byte for byte.
  *
  * progress_format() is pure and unit-tested.  The meter calls it at most once

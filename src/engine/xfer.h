@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* xfer: the copy engine.
  *
  * Planning (plan.h: walks, stats, mkdirs, target rules) runs synchronously

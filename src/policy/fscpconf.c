@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* fscpconf: the per-host route setting files, parsed as ssh parses
  * ssh_config (readconf.c): a keyword, an optional "=", words split on
  * spaces and tabs; the same messages for a bad line.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* fscpconf: fscp's own configuration files, the per-host route setting.
  *
  * The user's file (~/.config/fscp/config) and the system's

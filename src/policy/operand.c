@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* operand: what one scp operand names, following OpenSSH 9.2 misc.c
  * (colon, parse_user_host_path, parse_uri, cleanhostname, valid_domain,
  * urldecode) and scp.c okname(); pure.

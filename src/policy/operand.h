@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* operand: what one scp operand names (misc.c colon(), parse_user_host_path(),
  * parse_uri("scp", ...), okname()); pure. */
 #ifndef FSCP_OPERAND_H

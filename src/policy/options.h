@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* options: what the user asked for, as scp's command line and fscp's
  * FSCP_* variables said it (cli/args fills it in).  Every layer below
  * reads it; nothing below the command line writes it. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* route: the route decision, pure.
  *
  * Cost model (the SSM figures are the simulator's and a real CLI's, measured):

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* route: which path a copy takes, a pure function with a reason string.
  *
  *   standard      spawn ssh exactly as scp would (also every fallback)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshcfg: read `ssh -G` output; run `ssh -G` without a shell. */
 #include "config.h"
 #include "policy/sshcfg.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshcfg: the effective ssh configuration of one host, as OpenSSH sees it.
  *
  * sshcfg_load() runs `ssh -G` with the user's -F/-o/-i/-J/-4/-6/-c/-P mapped

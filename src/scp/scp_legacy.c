@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_legacy: scp's legacy-mode drivers (see scp_legacy.h).
  *
  * In part derived from OpenSSH's scp.c: scp_legacy_remote() builds the ssh

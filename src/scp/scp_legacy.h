@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_legacy: the legacy SCP protocol's entry points, as scp.c main(),
  * toremote() and tolocal() use source() and sink().
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_proto: legacy SCP records and name checks (see scp_proto.h).
  *
  * Derived from OpenSSH's scp.c: scpp_parse() is the record parsing of its

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_proto: the legacy SCP/RCP protocol's records and names, pure.
  *
  * What OpenSSH 9.2 scp.c sink() accepts, and source() writes, one line at a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_sink: scp's sink() over an scp_wire.
  *
  * Derived from sink() and verifydir() in OpenSSH's scp.c.  Its notice, as

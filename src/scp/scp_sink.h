@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_sink: the receiving side of the legacy protocol, scp.c sink().
  *
  * Reads records from the peer and writes files and directories under (or

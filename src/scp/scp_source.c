@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_source: scp's source() and rsource() over an scp_wire.
  *
  * Derived from source(), rsource() and do_times() in OpenSSH's scp.c.  Its

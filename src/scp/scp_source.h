@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_source: the sending side of the legacy protocol, scp.c source() and
  * rsource(): for each name a T record (-p), a C record and the data, or
  * with -r a D record, the directory's entries and E; every record waits

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND SSH-short AND BSD-2-Clause AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_wire: a legacy SCP conversation's I/O and error conventions.
  *
  * scp_wire_response(), scp_wire_run_err(), scp_wire_note_err() and

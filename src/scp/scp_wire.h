@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* scp_wire: one legacy SCP conversation over a byte stream.
  *
  * What scp.c's source() and sink() share: buffered reads from the peer,

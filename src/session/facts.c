@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* facts: what the route decision is given about one host, gathered.
  *
  * ssh -G's answer, a live ControlMaster (a connect() on its socket), AWS

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* facts: what the route decision is given about one host, gathered (ssh
  * -G, a live master, SSM, a probed direct address), and route_decide()'s
  * answer. */

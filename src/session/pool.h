@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* pool: connections to one host opened side by side, each with up to per
  * SFTP channels (route_channels decides from the round trip), handed out
  * as they come up.  A session has at most one pool at a time. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* session: the connections one host gets, as the route decides.
  *
  * Gathers the facts (session/facts: ssh -G, a connect() on the

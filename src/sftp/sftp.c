@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 #include "config.h"
 #include "sftp/sftp.h"
 #include "util/clock.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sftp: one SFTP v3 session over a byte stream (pipes to ssh or a libssh
  * channel).  Requests are queued in an output buffer and flushed in one
  * write before the client blocks for a reply, so many requests can be in

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sftp_msg: SFTP version 3 wire format (draft-ietf-secsh-filexfer-02), pure.
  *
  * A growable byte buffer with big-endian put/get, plus encoders for every

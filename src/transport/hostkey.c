@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* hostkey: ssh's verdict on a server's host key.  See hostkey.h. */
 #include "config.h"
 #include "transport/hostkey.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* hostkey: ssh's verdict on a server's host key, for the bypass routes.
  *
  * OpenSSH 9.2's check_host_key() (sshconnect.c) over its known_hosts reader

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* proxycmd: ProxyCommand token expansion, spawning, SSM and ProxyJump parsing. */
 #include "config.h"
 #include "transport/proxycmd.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* proxycmd: run a ProxyCommand the way ssh does, and recognise AWS SSM ones.
  *
  * libssh expands only a few tokens and throws the proxy's stderr away, so

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshconn: fresh direct libssh sessions; channels as struct fscp_stream.
  * See sshconn.h for the contract. */
 #include "config.h"

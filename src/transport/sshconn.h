@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshconn: a fresh, direct libssh session and its channels as byte streams.
  *
  * Used by the bypass routes (fresh, ssm-direct, ssm-parallel).  The session

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshproc: the standard route, child processes run exactly as scp runs them.
  *
  *  - sshproc_sftp: `ssh -x -oPermitLocalCommand=no ... -s -- host sftp`,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* stream: the one byte-stream interface under the SFTP client.
  *
  * The standard route gives pipes to an ssh child (sshproc), the bypass

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* clock: seconds on the monotonic clock, for rates, deadlines and -v timings. */
 #ifndef FSCP_CLOCK_H
 #define FSCP_CLOCK_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* log: messages in scp's styles, by severity.
  *
  * scp writes three kinds of message and fscp must match each byte for byte:

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* mtext: OpenSSH's way of showing untrusted text (utf8.c).
  *
  * Derived from OpenSSH's utf8.c: mtext_locale_init() is its msetlocale(),

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* mtext: text from elsewhere (a server, a file name) shown on a terminal
  * as OpenSSH's utf8.c shows it: the user's LC_CTYPE chosen as msetlocale()
  * chooses it, and what cannot be printed escaped as \ooo. */

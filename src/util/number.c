@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC AND BSD-3-Clause
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* number: numbers and ports read as OpenSSH reads them (OpenBSD
  * strtonum() and scan_scaled(), misc.c a2port()), so that fscp accepts and
  * refuses the same option values as scp, with the same words.

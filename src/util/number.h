@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* number: numbers and ports read as OpenSSH reads them. */
 #ifndef FSCP_NUMBER_H
 #define FSCP_NUMBER_H

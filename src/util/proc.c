@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* proc: every child fscp starts is forked here and registered from its
  * fork to its reap, so that one owner ends them all whichever way fscp
  * ends (proc.h says how).  The registry is process-wide state, as

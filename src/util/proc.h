@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* proc: child processes (spawn with given stdio, capture with a timeout,
  * reap, end), the one place fscp forks and execs.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* strv: a growable NULL-terminated vector of owned strings (argv building). */
 #ifndef FSCP_STRV_H
 #define FSCP_STRV_H

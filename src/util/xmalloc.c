@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* xmalloc: allocation that never returns NULL: out of memory is fatal, in
  * scp's words, so no caller carries a failure path it cannot test. */
 #include "config.h"

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* xmalloc: allocation helpers that never return NULL (fatal on OOM). */
 #ifndef FSCP_XMALLOC_H
 #define FSCP_XMALLOC_H

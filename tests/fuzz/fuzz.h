@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* fuzz: what every harness in tests/fuzz shares.
  *
  * Each fuzz_NAME.c defines LLVMFuzzerTestOneInput() and nothing else.  Built

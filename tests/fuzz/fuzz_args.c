@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz scp's command-line grammar: the input is an argv, words separated by
  * NUL bytes, after argv[0] "scp".  Every operand args_parse() accepts then
  * goes through the operand parser as main() would hand it on. */

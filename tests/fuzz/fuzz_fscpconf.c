@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz the route setting files' parser: any text as a user's or system's
  * fscp/config, then the per-host lookup over what it kept. */
 #include "config.h"

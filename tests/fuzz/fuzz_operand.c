@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz one scp operand (colon(), [user@]host:path, scp:// URIs) and the
  * number parsers operands and options share (strtonum, scan_scaled). */
 #include "config.h"

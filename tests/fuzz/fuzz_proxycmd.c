@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz ProxyCommand handling: % token expansion (both token sets), the
  * shell-word splitter, the AWS SSM recogniser and ProxyJump specs.  Pure
  * functions only: nothing is spawned. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* libFuzzer harness for scp_proto: what a hostile legacy server can send.
  *
  * Built and run by make fuzz (tests/fuzz/run.sh); make check replays its

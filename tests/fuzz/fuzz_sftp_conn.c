@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz the SFTP client over a whole conversation: the input is everything a
  * server sends (length words included), fed to sftp.c through a stream that
  * hands it out in uneven pieces; what fscp writes is thrown away.  After the

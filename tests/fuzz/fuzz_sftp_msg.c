@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz the SFTP reply decoder: whatever a server sends after the length
  * word goes through sftp_reply_decode(), then through the walkers sftp.c
  * runs on it (NAME entries, VERSION extension pairs, limits@openssh.com

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Fuzz the `ssh -G` reader: any text, as if ssh (or whatever -S names)
  * printed it, then the follow-up steps sshcfg_load() and the route take on
  * the result. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* replay: run one harness's inputs once, under the normal compiler, for
  * make check.  Reads every file in $srcdir/tests/fuzz/corpus/NAME (the seeds)
  * and $srcdir/tests/fuzz/crashes/NAME (inputs that once crashed and were

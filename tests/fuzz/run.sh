@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # make fuzz: build every libFuzzer harness of tests/fuzz with clang
 # (-fsanitize=fuzzer,address,undefined) straight from the sources and run
 # each for FUZZ_SECONDS (default 60), then print how many inputs each ran.

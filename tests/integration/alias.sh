@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # contrib/fscp-alias.sh: scp becomes fscp in interactive shells only, and
 # only when fscp is on PATH; sourcing it never fails or prints.  Checked in
 # every POSIX shell here (sh, bash, and dash, zsh when installed): the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: -l limits uploads and downloads alike, on the standard route
 # and on four fresh connections (FSCP_ROUTE=bypass FSCP_CONNECTIONS=4, eight
 # files so every connection carries some: the limit is their sum).  Files,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Several SFTP channels on one connection, to a server 40 ms away (a delay
 # relay in front of a private sshd on 127.0.0.1):
 #   - uploads, downloads and -r trees arrive identical to what scp copies,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # contrib/completion: the bash completion, sourced into bash, completes
 # options, option arguments (-o keywords and values, -c ciphers, -X, -J
 # hosts), local paths (quoted), hosts from ssh_config and known_hosts, and

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The Debian package: build it with `dpkg-buildpackage -us -uc -b` from a
 # copy of the source tree in a scratch directory, unpack the .deb into a
 # scratch root (dpkg -x, nothing is installed on this machine) and run the

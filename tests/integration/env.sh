@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # fscp's environment variables.  A bad value of any FSCP_* variable fscp
 # reads is an error before anything is copied: the message names the
 # variable and what it takes, exit 1, no login, the destination untouched

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: a full disk, local (download) and remote (upload), on the
 # standard route and on fresh connections.  The full disk is a 1 MiB tmpfs
 # outside the compared trees, emptied before each side; what is compared is

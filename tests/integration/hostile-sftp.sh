@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Hostile and broken SFTP servers (issue 8).  -D runs a program as the SFTP
 # server, with no ssh in between, so tests/tools/hostile-sftp (python3) plays a
 # server that misbehaves in one way per case: names with '/', '..' or an

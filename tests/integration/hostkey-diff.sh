@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Host keys, ssh's verdict case by case: for every row of the table below,
 # the same known_hosts files and ssh_config are shown once to the real ssh
 # (`ssh -F cfg hk true`) and once to fscp's bypass check (tests/tools/

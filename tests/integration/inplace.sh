@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: writing in place (scp 9.2 opens the destination without
 # truncating it and cuts it to the bytes written at the end).  A file copied
 # onto itself (the same file on both ends: the test sshd runs on this host,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # make install stays in its prefix, and make uninstall takes back all of it
 # (issue 18): `configure --prefix=P && make install && make uninstall` in a
 # scratch build tree, installed once by an unprivileged user (nobody, as a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The layers of src/, bottom to top, as the README's ARCHITECTURE section
 # draws them: a file may include its own folder's headers and those of the
 # folders below it, never one above.  Each folder's README says what lives

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # A hostile `scp -f` peer against the -O client (scp-semantics.md §10; the
 # CVE-2019-6111/-6109/-6110 class): a -S program that ignores the request
 # and sends a canned record stream.  fscp must refuse what scp refuses, with

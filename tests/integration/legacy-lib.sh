@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Shared by the legacy-protocol tests (legacy*.sh): wrappers in
 # $FSCP_WORK/bin made after fscp_test_init.

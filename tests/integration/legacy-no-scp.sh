@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # fscp never runs scp: in a private mount namespace where /usr/bin/scp is
 # /bin/false (bind-mounted over it, for the client and the test sshd alike),
 # -O up, down and -r -p, fscp as the remote -t/-f, -O remote to remote (-3),

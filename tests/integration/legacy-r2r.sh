@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Remote to remote, scp vs fscp: -O through the local host (-3, the default:
 # ssh to the source runs "scp -f", a second ssh to the target runs "scp -t"
 # on the first one's socket), and -R (ssh to the source host runs scp there,

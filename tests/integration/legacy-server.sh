@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # fscp as the remote side of the legacy protocol (`fscp -t`, `fscp -f`),
 # reached through the real sshd: the -S wrapper ssh-remote (legacy-lib.sh)
 # swaps the remote command's "scp" for the program under test.  Three pairs,

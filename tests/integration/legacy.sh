@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp -O vs fscp -O: the legacy SCP protocol as a client, against the real
 # sshd and the remote's /usr/bin/scp.  Up, down, -r, -p, several sources,
 # globs and spaces (the remote shell sees the path unquoted), -q, -l, -d, and

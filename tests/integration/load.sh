@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Load (issue 8): many copies at once against one private sshd, every copy
 # checked byte for byte.
 #   1. 16 fscp processes at once: 16 uploads, then 16 downloads.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # man/fscp.1 is lint-clean: no message at all from `mandoc -Tlint` (style
 # level included) nor from `groff -ww -z -man`.  SKIP (77) with the reason
 # when either program is missing.

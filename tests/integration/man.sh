@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # man/fscp.1 documents every option of the usage text fscp prints (and
 # --version), each as an entry of its OPTIONS section, every FSCP_*
 # variable the sources read, under ENVIRONMENT, and the text of every -v

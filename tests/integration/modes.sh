@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: permission bits and times.  -p both ways (modes, mtimes and
 # atimes of files, mtimes of directories), modes without -p for a new file and
 # for an overwritten one (which keeps its mode), and the local umask.

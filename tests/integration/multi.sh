@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: several sources.  Into a directory, into a missing target
 # (upload: scp creates it; download: refused), into an existing file, with a
 # missing source among existing ones (download: scp goes on, exit 1; upload:

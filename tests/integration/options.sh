@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: -q and the progress meter (on a pseudo-terminal), -P, and the
 # scp:// URI form (port in the URI beats -P and the config; // for absolute
 # paths; %XX and + decoding).  No test resolves a name other than fscp-test:

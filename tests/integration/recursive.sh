@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: -r both ways, into an existing directory and onto a new name,
 # a directory without -r, a directory onto an existing file, symlinks (to a
 # file, to a directory, dangling: scp 9.2 in SFTP mode copies the first as a

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: remote to remote through the local host (the default and -3),
 # SFTP mode.  The test sshd answers as fscp-test and fscp-test2 (two host
 # aliases, two connections), so source and destination are the same home.

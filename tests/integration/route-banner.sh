@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The server's banner (sshd's Banner) on a bypass: ssh shows it as it logs
 # in, at LogLevel INFO or more, with what cannot be printed escaped; no ssh
 # logs in on a bypass, so fscp shows it, once, however many connections it

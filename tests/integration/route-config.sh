@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The per-host route setting files (fscp(1) FILES): the user's file sets a
 # route per Host pattern; the system's "Route standard" binds, over the
 # user's file and FSCP_ROUTE=bypass; FSCP_ROUTE wins over the user's file;

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The `fresh` route around a live ControlMaster, against a real `ssh -M`
 # master and the test sshd: fscp -v names the route and the socket, its copy
 # matches scp's (contents, modes, -p times, exit status), and sshd's log shows

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Falling back from a bypass to the standard route, and never prompting:
 #   - the only working key is in an ssh-agent and the config says
 #     IdentitiesOnly yes with the key's .pub as IdentityFile: ssh logs in with

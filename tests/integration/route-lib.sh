@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Shared by the route-*.sh tests (not a test itself): compare.sh plus what a
 # route test needs on top of it.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The `proxied` route: a host behind a ProxyCommand or ProxyJump that is not
 # AWS SSM (a bastion; here `ssh -W` through the test sshd, and a ProxyJump
 # to it).  fscp -v names the route, its copies match scp's (contents, modes,

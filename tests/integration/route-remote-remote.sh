@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Remote to remote where the two sides take different routes: a host with a
 # live ControlMaster (a real `ssh -M`) and an AWS SSM host (the fake aws CLI
 # and the SSM simulator; describe-instances gives the test sshd's address,

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Every child fscp starts ends with it (issue 23), through the fake aws CLI
 # and the SSM simulator (tests/tools), wired as users wire SSM:
 #   - after each kind of end (success, error, SIGINT to its process group

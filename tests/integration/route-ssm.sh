@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The SSM routes against the fake `aws` CLI and the SSM data-channel
 # simulator (tests/tools), wired through a ProxyCommand as users write it:
 #   ssm-parallel  N SSM sessions (the simulator's log shows N), up and down;

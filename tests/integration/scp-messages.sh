@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Every message of scp 9.2's SFTP mode that this machine can make appear
 # (tests/integration/scp-messages.tsv, one row each), with /usr/bin/scp and
 # with fscp on the same input: stderr byte for byte, exit status and both

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Shared by the settings tests (env.sh, route-config.sh; not a test itself):
 # route-lib.sh (compare.sh's sshd and work dir, route_check), and a way to

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: one file at a time, both directions.  Covers a file into a
 # directory and onto a new name, overwriting, empty files, names with a space
 # and a leading dash, "./a:b" as a local operand, and "fscp-test:" (the remote

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # scp vs fscp: a sparse file larger than 2 GiB (2100 MiB, a few data blocks,
 # one past 2^31), uploaded and downloaded; the copies' checksums must match.
 # Slow-ish: about 8.4 GB written in all.

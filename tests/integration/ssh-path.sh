@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Which ssh runs: scp 9.2 runs its compiled-in /usr/bin/ssh unless -S names
 # another program, never the first ssh on PATH.  A fake ssh first on PATH
 # (it notes that it ran and fails) must be ignored by scp and fscp alike, on

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Integration test of src/transport/sshconn.c through tests/tools/sshconn-try against a
 # private sshd on 127.0.0.1 (tests/lib/sshd.sh).  Exit 0 pass, 1 fail, 99
 # cannot run.  Run from the build directory (make check) or with

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # A copy survives what it can survive, and otherwise ends as scp ends.
 # Against a private sshd on 127.0.0.1; the copies are slowed with -l so a
 # fault lands mid-copy.  Each run has a time bound (a hang fails), and

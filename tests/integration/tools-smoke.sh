@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Smoke test of the test tools (tests/tools): ssm-sim pacing and setup delay,
 # delayrelay's added round trip and half-close, and the fake aws CLI's
 # start-session / describe-instances paths, its CPU cost per start and its

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # The usage text names the program as invoked: fscp reached through a
 # symlink named scp prints exactly what /usr/bin/scp prints for a usage
 # error (stderr byte for byte, exit status); named fscp, it says fscp.

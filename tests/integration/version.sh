@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # fscp --version, and one version everywhere.
 #
 # configure.ac's AC_INIT is where the version comes from; debian/changelog,

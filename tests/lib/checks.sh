@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Counting checks for the integration scripts.  Source this file.
 #   ok DESC / bad DESC     count and print a PASS / FAIL line

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Run the same command with scp and with fscp on identical input and compare
 # everything they leave behind.  Source this file from a test script:

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # A private sshd on 127.0.0.1 for tests, demos and benchmarks.  Source this file.
 #

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* delayrelay: a TCP relay that stands in for a long network path in
  * latency tests and the benchmark.  Every accepted connection is relayed to
  * the target both ways with a fixed one-way delay per direction (bytes read

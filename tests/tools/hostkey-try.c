@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* hostkey-try: what fscp's bypass decides about a host's key, for the
  * differential test against ssh (tests/integration/hostkey-diff.sh).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshconn-try: open one sshconn session from options given on the command
  * line (no ssh -G involved) and push bytes through a channel.
  *

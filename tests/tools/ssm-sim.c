@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* ssm-sim: stand-in for one AWS SSM session's data channel (see
  * /work/shared/ssm-model.md), run where session-manager-plugin would run as
  * an ssh ProxyCommand.  It relays stdin/stdout to a TCP target and shapes the

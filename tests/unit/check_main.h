@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* The one main() every Check suite here needs: run the suite, exit as
  * the test harness reads it (0 when every test passed, 1 otherwise). */
 #ifndef FSCP_CHECK_MAIN_H

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for args.c: scp 9.2's option grammar.
  *
  * Expected values were taken from /usr/bin/scp (OpenSSH 9.2p1); the

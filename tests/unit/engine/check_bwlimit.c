@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for bwlimit: one -l limit shared by several threads. */
 #include "config.h"
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for plan.c's pure helpers: scp's prepare_remote_path() (9.2,
  * on a server without the expand-path extension: ~user paths fail) and the wildcard test that decides
  * whether a remote source is globbed.  The walks and the glob expansion

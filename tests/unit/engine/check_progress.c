@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for progress: scp 9.2's meter line, byte for byte.
  *
  * Expected lines are worked out by hand from progressmeter.c 1.50's

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for policy/fscpconf: the per-host route setting files. */
 #include "config.h"
 #include <check.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for operand.c: which operands are remote and what they name.
  *
  * The expected values were checked against /usr/bin/scp (OpenSSH 9.2p1) by

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for sshcfg: parsing ssh -G text, and the real ssh -G. */
 #include "config.h"
 

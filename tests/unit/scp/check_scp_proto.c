@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for scp_proto.c: legacy SCP records, names, brace patterns.
  *
  * The expected values are scp 9.2's (scp.c sink(), brace_expand(),

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for sftp's reading of replies: a scripted stream hands out
  * VERSION and then DATA replies of every size up to the largest message,
  * in reads of random lengths (as a channel does: whatever has come, at

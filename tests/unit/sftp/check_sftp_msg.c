@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for sftp_msg: the SFTP v3 wire format, byte for byte.
  *
  * Expected packets are written out by hand from draft-ietf-secsh-filexfer-02

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for hostkey: OpenSSH's pattern lists, hashed names, the lookup
  * name, known_hosts line splitting and the verdict table.  The whole check
  * against real ssh is tests/integration/hostkey-diff.sh. */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests of util/number: OpenSSH's number and port readers. */
 #include "config.h"
 

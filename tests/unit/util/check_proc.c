@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* Unit tests for proc: spawn, reap, capture with a timeout. */
 #include "config.h"
 
