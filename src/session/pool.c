@@ -735,9 +735,13 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
 	if (b->started > b->limit)
 		b->started = b->limit;
-	for (int i = 0; i < b->started * per; i += per) {
-		struct pool_job *j = &b->jobs[i];
+	/* Read once: the first connection may start the others (its banner
+	 * came late, pool_first_byte) and move b->started while this loop
+	 * runs, and a job started twice has a thread nobody joins. */
+	int upto = b->started;
 
+	for (int i = 0; i < upto * per; i += per) {
+		struct pool_job *j = &b->jobs[i];
 		bool has = pthread_create(&b->tids[i], NULL, pool_connect_one, j) == 0;
 
 		pthread_mutex_lock(&b->lock);
