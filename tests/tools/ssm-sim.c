@@ -14,7 +14,9 @@
  *   - no loss, no reordering, half-close on EOF.
  * Single-threaded: ppoll() with nanosecond timeouts drives both directions.
  * -C burns CPU time first, as the aws CLI does before it reaches AWS (-X:
- * only that, no session: the fake CLI's other commands use it).
+ * only that, no session: the fake CLI's other commands use it).  -m spends
+ * CPU on every message, as the session-manager-plugin does (TLS, a SHA-256
+ * digest and an acknowledgement per message).
  */
 #include "config.h"
 
@@ -35,12 +37,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "util/xmalloc.h"
 
 #define SIM_QUEUE_CAP	(64u << 20)	/* stop reading past this much in flight */
 #define SIM_CATCHUP	4		/* cycles a late sender may make up */
 #define SIM_MAX_PAYLOAD	(1u << 20)
 #define SIM_STAGE	(64u << 10)	/* read-ahead block */
+#define SIM_MSG_CPU_US	60		/* default -m: see tests/tools/README */
+#define SIM_HASH_BLOCK	1024		/* what one burn round hashes */
 
 struct sim_opts {
 	long setup_ms;
@@ -48,6 +54,7 @@ struct sim_opts {
 	long delay_ms;
 	long payload;
 	long start_cpu_ms;	/* CPU time to burn before the setup delay */
+	long msg_cpu_us;	/* CPU time to spend on every message */
 	bool burn_only;		/* -X: burn start_cpu_ms and exit, no target */
 	const char *logfile;
 	const char *target;	/* host:port */
@@ -79,6 +86,16 @@ struct sim_dir {
 	unsigned char *stage;	/* read-ahead from src, not yet sent */
 	size_t stage_size, stage_off, stage_len;
 	uint64_t bytes, msgs;
+};
+
+/* The plugin's per-message work, spent for real: the message is hashed over
+ * and over, a count of rounds calibrated once, so that a slow or throttled
+ * CPU stretches it as it would stretch the plugin (a clock-watching spin
+ * would not). */
+struct sim_burn {
+	EVP_MD_CTX *ctx;
+	long rounds;		/* SHA-256 rounds per message; 0: free */
+	unsigned char buf[SIM_HASH_BLOCK];
 };
 
 static int64_t
@@ -137,10 +154,10 @@ sim_usage(void)
 {
 	fprintf(stderr,
 	    "usage: ssm-sim [-v] [-s setup_ms] [-c cycle_us] [-d delay_ms] [-p payload]\n"
-	    "               [-C cpu_ms] [-L logfile] host:port\n"
+	    "               [-C cpu_ms] [-m msg_cpu_us] [-L logfile] host:port\n"
 	    "       ssm-sim -X -C cpu_ms\n"
 	    "env: FSCP_SSM_SIM_SETUP_MS FSCP_SSM_SIM_CYCLE_US FSCP_SSM_SIM_DELAY_MS\n"
-	    "     FSCP_SSM_SIM_PAYLOAD FSCP_SSM_SIM_LOG (flags win)\n");
+	    "     FSCP_SSM_SIM_PAYLOAD FSCP_SSM_SIM_MSG_CPU_US FSCP_SSM_SIM_LOG (flags win)\n");
 	exit(2);
 }
 
@@ -153,10 +170,11 @@ sim_parse(int argc, char **argv, struct sim_opts *o)
 	o->cycle_us = sim_env_long("FSCP_SSM_SIM_CYCLE_US", 1200, 0, 10000000);
 	o->delay_ms = sim_env_long("FSCP_SSM_SIM_DELAY_MS", 20, 0, 600000);
 	o->payload = sim_env_long("FSCP_SSM_SIM_PAYLOAD", 1024, 1, SIM_MAX_PAYLOAD);
+	o->msg_cpu_us = sim_env_long("FSCP_SSM_SIM_MSG_CPU_US", SIM_MSG_CPU_US, 0, 1000000);
 	o->logfile = getenv("FSCP_SSM_SIM_LOG");
 	if (o->logfile != NULL && *o->logfile == '\0')
 		o->logfile = NULL;
-	while ((c = getopt(argc, argv, "vs:c:d:p:C:XL:")) != -1) {
+	while ((c = getopt(argc, argv, "vs:c:d:p:C:m:XL:")) != -1) {
 		switch (c) {
 		case 'v': o->verbose++; break;
 		case 's': o->setup_ms = sim_arg_long("-s", optarg, 0, 3600000); break;
@@ -164,6 +182,7 @@ sim_parse(int argc, char **argv, struct sim_opts *o)
 		case 'd': o->delay_ms = sim_arg_long("-d", optarg, 0, 600000); break;
 		case 'p': o->payload = sim_arg_long("-p", optarg, 1, SIM_MAX_PAYLOAD); break;
 		case 'C': o->start_cpu_ms = sim_arg_long("-C", optarg, 0, 3600000); break;
+		case 'm': o->msg_cpu_us = sim_arg_long("-m", optarg, 0, 1000000); break;
 		case 'X': o->burn_only = true; break;
 		case 'L': o->logfile = optarg; break;
 		default: sim_usage();
@@ -209,6 +228,63 @@ sim_burn_cpu(long ms)
 			x = v;
 		}
 	}
+}
+
+static void
+sim_hash_round(struct sim_burn *b)
+{
+	unsigned int n;
+
+	if (EVP_DigestInit_ex(b->ctx, EVP_sha256(), NULL) != 1 ||
+	    EVP_DigestUpdate(b->ctx, b->buf, sizeof(b->buf)) != 1 ||
+	    EVP_DigestFinal_ex(b->ctx, b->buf, &n) != 1) {
+		fprintf(stderr, "ssm-sim: SHA-256 failed\n");
+		exit(1);
+	}
+}
+
+/* How many rounds make us_per_msg of CPU time: the fastest of three timed
+ * batches, as a batch that was preempted or migrated reads slow. */
+static void
+sim_burn_init(struct sim_burn *b, long us_per_msg)
+{
+	enum { BATCH = 256 };
+	int64_t best = INT64_MAX;
+
+	b->ctx = NULL;
+	b->rounds = 0;
+	if (us_per_msg <= 0)
+		return;
+	b->ctx = EVP_MD_CTX_new();
+	if (b->ctx == NULL) {
+		fprintf(stderr, "ssm-sim: out of memory\n");
+		exit(1);
+	}
+	memset(b->buf, 0x5a, sizeof(b->buf));
+	for (int r = 0; r < 3; r++) {
+		int64_t t0 = sim_cpu_ns(), dt;
+
+		for (int i = 0; i < BATCH; i++)
+			sim_hash_round(b);
+		dt = sim_cpu_ns() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	if (best <= 0)
+		best = 1;
+	b->rounds = (long)((int64_t)us_per_msg * 1000 * BATCH / best);
+	if (b->rounds < 1)
+		b->rounds = 1;
+}
+
+static void
+sim_burn_msg(struct sim_burn *b, const unsigned char *msg, size_t len)
+{
+	if (b->rounds == 0)
+		return;
+	memcpy(b->buf, msg, len < sizeof(b->buf) ? len : sizeof(b->buf));
+	for (long i = 0; i < b->rounds; i++)
+		sim_hash_round(b);
 }
 
 /* Connect to "host:port" or "[v6]:port"; returns the socket or -1. */
@@ -323,7 +399,7 @@ sim_enqueue(struct sim_dir *d, const unsigned char *buf, size_t len, int64_t due
 /* The sender's loop: while a message is due, take up to payload bytes from
  * the source and put them in flight.  Returns -1 on a read error. */
 static int
-sim_pump_send(struct sim_dir *d, const struct sim_opts *o, int64_t now)
+sim_pump_send(struct sim_dir *d, const struct sim_opts *o, struct sim_burn *b, int64_t now)
 {
 	int64_t cycle = (int64_t)o->cycle_us * 1000;
 	int64_t delay = (int64_t)o->delay_ms * 1000000;
@@ -377,6 +453,7 @@ sim_pump_send(struct sim_dir *d, const struct sim_opts *o, int64_t now)
 		}
 		k = d->stage_len < (size_t)o->payload ? d->stage_len : (size_t)o->payload;
 		sim_enqueue(d, d->stage + d->stage_off, k, due);
+		sim_burn_msg(b, d->stage + d->stage_off, k);
 		d->stage_off += k;
 		d->stage_len -= k;
 		d->bytes += k;
@@ -451,8 +528,12 @@ sim_run(const struct sim_opts *o, int sock)
 		/* download: the agent's port-plugin loop */
 		{ .name = "target->stdout", .src = sock, .dst = STDOUT_FILENO },
 	};
-	int64_t start = sim_now();
+	int64_t start = sim_now(), cpu0;
+	struct sim_burn burn;
 	int rc = 0;
+
+	sim_burn_init(&burn, o->msg_cpu_us);
+	cpu0 = sim_cpu_ns();
 
 	for (int i = 0; i < 2; i++) {
 		dirs[i].next_send = start;
@@ -473,7 +554,7 @@ sim_run(const struct sim_opts *o, int sock)
 			if (d->done)
 				continue;
 			if ((rc = sim_pump_deliver(d, now)) != 0 ||
-			    (rc = sim_pump_send(d, o, now)) != 0 ||
+			    (rc = sim_pump_send(d, o, &burn, now)) != 0 ||
 			    /* a message sent this round may be due at once (delay 0) */
 			    (rc = sim_pump_deliver(d, now)) != 0)
 				goto out;
@@ -525,7 +606,10 @@ out:
 			fprintf(stderr, "ssm-sim: %s: %llu bytes in %llu messages, %.3f s\n",
 			    dirs[i].name, (unsigned long long)dirs[i].bytes,
 			    (unsigned long long)dirs[i].msgs, secs);
+		fprintf(stderr, "ssm-sim: %.3f s CPU in the session (%ld SHA-256 rounds per message)\n",
+		    (double)(sim_cpu_ns() - cpu0) / 1e9, burn.rounds);
 	}
+	EVP_MD_CTX_free(burn.ctx);
 	for (int i = 0; i < 2; i++) {
 		sim_free_queue(&dirs[i]);
 		free(dirs[i].stage);
