@@ -8,7 +8,11 @@ usage: report.py RAW.tsv MACHINE NOTES OUTPREFIX
 RAW.tsv columns: group, row label, direction, tool, round, status (ok, FAIL,
 ERR, TIMEOUT), seconds, peak RSS (KiB), bytes, goal speedup (contenders only),
 and (optional) the route fscp took ("fresh", "standard", ...; "+N" when N of
-its connections failed).
+its connections failed), the CPU seconds the copy cost (all its processes,
+plus a ControlMaster's share) and GNU time's user + sys seconds.
+A row whose label ends in ", FSCP_CONNECTIONS=N" is one point of a sweep: it
+is shown in the sweep table beside the row without that suffix (fscp's own
+choice) of the same group and direction, not in the main table.
 Groups named matrix-ROUTE-RTT form the matrix: rows route, columns RTT, each
 upload and download, each cell the fscp/scp speedup (goal 1x).  They are left
 out of the main table and bar chart and shown as a grid (text, Markdown and
@@ -20,10 +24,13 @@ Standard library only, so no plotting package is needed.
 
 import csv
 import math
+import re
 import statistics
 import sys
 
 RSS_GOAL_MIB = 64
+SWEEP_RE = re.compile(r"^(.*), FSCP_CONNECTIONS=(\d+)$")
+WITHIN = 1.10   # fscp's own choice: within 10% of the best fixed count
 WHY = {"FAIL": "checksum mismatch", "ERR": "exit status", "TIMEOUT": "timeout"}
 # Matrix rows in this order, and the route fscp is expected to take on each.
 MATRIX_ROUTES = ["standard", "fresh", "controlmaster", "proxied", "proxyjump",
@@ -44,6 +51,8 @@ def load(path):
                 "round": int(r[4]), "status": r[5], "secs": float(r[6]),
                 "kib": int(r[7] or 0), "bytes": int(r[8]), "goal": r[9],
                 "route": r[10] if len(r) > 10 else "",
+                "cpu": float(r[11]) if len(r) > 11 and r[11] else None,
+                "tcpu": float(r[12]) if len(r) > 12 and r[12] else None,
             })
     return rows
 
@@ -61,8 +70,14 @@ def fmt_s(x):
     return "-" if x is None else ("%.2f" % x if x < 100 else "%.0f" % x)
 
 
+def med_or_none(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
 def summarize(rows):
     scp = {}    # (gid, dir) -> {round: secs}, ok runs only
+    scp_cpu = {}    # (gid, dir) -> [CPU s], ok runs only
     scp_bad = {}
     order = []
     by_row = {}
@@ -73,6 +88,7 @@ def summarize(rows):
             scp_bad.setdefault(key, [])
             if r["status"] == "ok":
                 scp[key][r["round"]] = r["secs"]
+                scp_cpu.setdefault(key, []).append(r["cpu"])
             else:
                 scp_bad[key].append(r["status"])
             continue
@@ -103,6 +119,8 @@ def summarize(rows):
         nbytes = runs[0]["bytes"]
         mbs = nbytes / med / 1e6 if med else None
         rss = max(r["kib"] for r in runs) / 1024.0
+        cpu = med_or_none(r["cpu"] for r in runs if r["status"] == "ok")
+        s_cpu = med_or_none(scp_cpu.get((gid, d), []))
         goal = float(runs[0]["goal"]) if runs[0]["goal"] else None
         if bad:
             met = "FAIL (%s)" % ", ".join(sorted(set(WHY[b] for b in bad)))
@@ -116,6 +134,8 @@ def summarize(rows):
                 why.append("speed")
             if tool == "fscp" and rss > RSS_GOAL_MIB:
                 why.append("RSS")
+            if tool == "fscp" and cpu is not None and s_cpu is not None and cpu > s_cpu:
+                why.append("CPU")
             met = "yes" if not why else "no (%s)" % ", ".join(why)
         if sbad:
             met += "; scp FAIL (%s)" % ", ".join(sorted(set(WHY[b] for b in sbad)))
@@ -123,7 +143,7 @@ def summarize(rows):
         if goal is not None:
             goal_txt = ">= %gx" % goal
             if tool == "fscp":
-                goal_txt += ", <= %d MiB" % RSS_GOAL_MIB
+                goal_txt += ", <= %d MiB, CPU <= scp" % RSS_GOAL_MIB
         routes = []
         for r in runs:
             if r["route"] and r["route"] not in routes:
@@ -133,13 +153,20 @@ def summarize(rows):
             "scenario": label, "direction": d, "tool": tool,
             "scp": scp_med, "scp_n": len(s), "med": med, "n": len(ok), "n_all": len(runs),
             "speed": speed, "approx": approx, "mbs": mbs, "rss": rss,
+            "cpu": cpu, "scp_cpu": s_cpu,
             "goal": goal, "goal_txt": goal_txt, "met": met,
         })
     return out
 
 
 HEAD = ["scenario", "direction", "tool", "scp median (s)", "tool median (s)",
-        "speedup", "MB/s (tool)", "peak RSS (MiB)", "goal", "met"]
+        "speedup", "MB/s (tool)", "peak RSS (MiB)", "scp CPU (s)", "tool CPU (s)",
+        "goal", "met"]
+RIGHT = {3, 4, 5, 6, 7, 8, 9}   # numeric columns, right-aligned in Markdown
+
+
+def fmt_cpu(x):
+    return "-" if x is None else "%.2f" % x
 
 
 def cells(o):
@@ -154,7 +181,8 @@ def cells(o):
         sp += "*"
     return [o["scenario"], o["direction"], o["tool"], scp, tmed, sp,
             "-" if o["mbs"] is None else "%.1f" % o["mbs"],
-            "%.1f" % o["rss"], o["goal_txt"], o["met"]]
+            "%.1f" % o["rss"], fmt_cpu(o["scp_cpu"]), fmt_cpu(o["cpu"]),
+            o["goal_txt"], o["met"]]
 
 
 def text_table(rows):
@@ -171,7 +199,7 @@ def text_table(rows):
 def md_table(rows, with_route=False):
     head = HEAD + (["fscp route"] if with_route else [])
     lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"] * (len(head) - 8)) + "|"]
+             "|" + "|".join("---:" if i in RIGHT else "---" for i in range(len(head))) + "|"]
     for o in rows:
         c = cells(o)
         if o["met"].startswith("FAIL"):
@@ -179,6 +207,73 @@ def md_table(rows, with_route=False):
         if with_route:
             c.append(o["route"] or "-")
         lines.append("| " + " | ".join(c) + " |")
+    return "\n".join(lines)
+
+
+# ---- the FSCP_CONNECTIONS sweep ----------------------------------------------
+
+def sweeps(allrows):
+    """-> [(base row, {N: row})]: each swept group and direction, fscp's own
+    choice first (None when it did not run)."""
+    pts, order = {}, []
+    for o in allrows:
+        m = SWEEP_RE.match(o["scenario"])
+        if m and o["tool"] == "fscp":
+            k = (o["gid"], m.group(1), o["direction"])
+            if k not in pts:
+                pts[k] = {}
+                order.append(k)
+            pts[k][int(m.group(2))] = o
+    out = []
+    for k in order:
+        gid, base, d = k
+        auto = next((o for o in allrows if o["gid"] == gid and o["scenario"] == base
+                     and o["direction"] == d and o["tool"] == "fscp"), None)
+        out.append((k, auto, pts[k]))
+    return out
+
+
+def sweep_rows(sw):
+    """-> header, rows of text cells, and the verdicts (for the notes)."""
+    ns = sorted({n for _, _, byn in sw for n in byn})
+    head = (["scenario", "direction", "fscp's choice (s)"] +
+            ["N=%d (s)" % n for n in ns] +
+            ["best fixed", "choice / best", "within 10% of best fixed",
+             "CPU choice (s)", "CPU best (s)"])
+    rows, verdicts = [], []
+    for (gid, base, d), auto, byn in sw:
+        ok = {n: o for n, o in byn.items() if o["med"] is not None}
+        best = min(ok, key=lambda n: ok[n]["med"]) if ok else None
+        amed = auto["med"] if auto else None
+        c = [base, d, fmt_s(amed)] + [fmt_s(byn[n]["med"]) if n in byn else "-" for n in ns]
+        if best is None or amed is None:
+            c += ["-", "-", "-", fmt_cpu(auto["cpu"] if auto else None), "-"]
+        else:
+            ratio = amed / ok[best]["med"]
+            within = ratio <= WITHIN
+            c += ["N=%d, %s s" % (best, fmt_s(ok[best]["med"])), "%.2f" % ratio,
+                  "yes" if within else "no", fmt_cpu(auto["cpu"]), fmt_cpu(ok[best]["cpu"])]
+            verdicts.append("%s, %s: fscp's choice %.2fx the best fixed (N=%d)%s"
+                            % (base, d, ratio, best, "" if within else " - NOT within 10%"))
+        rows.append(c)
+    return head, rows, verdicts
+
+
+def plain_table(head, body):
+    body = [head] + body
+    w = [max(len(r[i]) for r in body) for i in range(len(head))]
+    lines = []
+    for n, r in enumerate(body):
+        lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * x for x in w))
+    return "\n".join(lines)
+
+
+def plain_md(head, body, left=2):
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" if i < left else "---:" for i in range(len(head))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
     return "\n".join(lines)
 
 
@@ -259,6 +354,30 @@ def matrix_md(routes, rtts, grid):
                 c.append(txt)
         lines.append("| " + " | ".join(c) + " |")
     return "\n".join(lines)
+
+
+def matrix_cpu_md(routes, rtts, grid):
+    """fscp CPU / scp CPU per cell; above 1.0 in bold (goal: at most 1.0)."""
+    head = ["route"] + ["%d ms %s" % (t, d[1]) for t in rtts for d in DIRS]
+    lines = ["| " + " | ".join(head) + " |",
+             "|---|" + "|".join(["---:"] * (len(head) - 1)) + "|"]
+    over = []
+    for r in routes:
+        c = [r]
+        for t in rtts:
+            for d, _ in DIRS:
+                o = grid.get((r, t, d))
+                if o is None or o["cpu"] is None or not o["scp_cpu"]:
+                    c.append("-")
+                    continue
+                v = o["cpu"] / o["scp_cpu"]
+                txt = "%.2f (%s/%s s)" % (v, fmt_cpu(o["cpu"]), fmt_cpu(o["scp_cpu"]))
+                if v > 1.0:
+                    txt = "**%s**" % txt
+                    over.append("%s %d ms %s %.2f" % (r, t, d, v))
+                c.append(txt)
+        lines.append("| " + " | ".join(c) + " |")
+    return "\n".join(lines), over
 
 
 def matrix_below(routes, rtts, grid):
@@ -414,7 +533,8 @@ def main():
         sys.exit(__doc__)
     raw, machine, notes_path, prefix = sys.argv[1:]
     allrows = summarize(load(raw))
-    rows = [o for o in allrows if not matrix_key(o["gid"])]
+    sw = sweeps(allrows)
+    rows = [o for o in allrows if not matrix_key(o["gid"]) and not SWEEP_RE.match(o["scenario"])]
     mrows = [o for o in allrows if matrix_key(o["gid"])]
     routes, rtts, grid = matrix_grid(mrows)
     m = kv(machine)
@@ -422,7 +542,8 @@ def main():
         notes = [n.strip() for n in f if n.strip()]
     hdr = ["fscp benchmark, %s, %s" % (m.get("date", "?"), m.get("mode", "?")),
            "machine: %s" % m.get("machine", "?"),
-           "versions: %s" % m.get("versions", "?")]
+           "versions: %s" % m.get("versions", "?"),
+           "environment: %s" % m.get("environment", "normal (not recorded)")]
     foot = footnotes(allrows, notes)
     below = matrix_below(routes, rtts, grid)
     mfoot = ["Matrix: fscp/scp speedup (median of run pairs) per route (ssh_config "
@@ -439,27 +560,53 @@ def main():
     if rows:
         print(text_table(rows))
         print()
+    if sw:
+        s_head, s_rows, s_verdicts = sweep_rows(sw)
+        print("FSCP_CONNECTIONS sweep (medians; fscp's choice is the unset row)")
+        print(plain_table(s_head, s_rows))
+        print()
     if mrows:
         print("matrix (fscp/scp speedup; <1: below 1.0x)")
         print(matrix_text(routes, rtts, grid))
         print()
         for n in mfoot:
             print("- " + n)
+        _, cpu_over = matrix_cpu_md(routes, rtts, grid)
+        print("- Client CPU fscp/scp above 1.0: " + ("; ".join(cpu_over) if cpu_over else "none"))
+    if sw:
+        for v in s_verdicts:
+            print("- " + v)
     for n in foot:
         print("- " + n)
 
     with open(prefix + ".md", "w") as f:
         f.write("# %s\n\n" % hdr[0])
-        f.write("- %s\n- %s\n\n" % (hdr[1], hdr[2]))
+        f.write("- %s\n- %s\n- %s\n\n" % (hdr[1], hdr[2], hdr[3]))
         base = prefix.rsplit("/", 1)[-1]
         if rows:
             f.write(md_table(rows) + "\n\n")
+        if sw:
+            f.write("## FSCP_CONNECTIONS sweep\n\n")
+            f.write("Medians of the same runs as above; fscp's choice is the row without "
+                    "FSCP_CONNECTIONS. Goal: within 10%% of the best fixed count "
+                    "(choice / best <= %.2f).\n\n" % WITHIN)
+            f.write(plain_md(s_head, s_rows) + "\n\n")
+            for v in s_verdicts:
+                f.write("- %s\n" % v)
+            f.write("\n")
         if mrows:
             f.write("## Matrix: every route x round trip x direction\n\n")
             f.write(matrix_md(routes, rtts, grid) + "\n\n")
             for n in mfoot:
                 f.write("- %s\n" % n)
             f.write("\n![matrix](%s-matrix.svg)\n\n" % base)
+            cpu_md, cpu_over = matrix_cpu_md(routes, rtts, grid)
+            f.write("### Client CPU: fscp / scp per cell (goal <= 1.0)\n\n")
+            f.write("CPU seconds per copy (medians): every process the copy started, "
+                    "plus a ControlMaster's share; scp's include its ssh.\n\n")
+            f.write(cpu_md + "\n\n")
+            f.write("- %s\n\n" % ("Above 1.0: " + "; ".join(cpu_over) + "." if cpu_over
+                                    else "No cell above 1.0."))
             f.write("### Matrix cells\n\n")
             f.write(md_table(mrows, with_route=True) + "\n\n")
         for n in foot:
@@ -472,7 +619,7 @@ def main():
         w.writerow(["scenario", "direction", "tool", "scp_median_s", "tool_median_s",
                     "speedup", "mb_per_s", "peak_rss_mib", "goal_speedup", "met",
                     "tool_runs_ok", "tool_runs", "scp_runs_ok", "date", "machine", "versions",
-                    "group", "fscp_route"])
+                    "group", "fscp_route", "scp_cpu_s", "tool_cpu_s", "environment"])
         for o in allrows:
             w.writerow([o["scenario"], o["direction"], o["tool"],
                         "" if o["scp"] is None else "%.3f" % o["scp"],
@@ -482,7 +629,10 @@ def main():
                         "%.1f" % o["rss"], "" if o["goal"] is None else o["goal"],
                         o["met"], o["n"], o["n_all"], o["scp_n"],
                         m.get("date", ""), m.get("machine", ""), m.get("versions", ""),
-                        o["gid"], o["route"]])
+                        o["gid"], o["route"],
+                        "" if o["scp_cpu"] is None else "%.3f" % o["scp_cpu"],
+                        "" if o["cpu"] is None else "%.3f" % o["cpu"],
+                        m.get("environment", "")])
 
     title = "fscp vs scp, %s (%s)" % (m.get("date", "?"), m.get("mode", "?"))
     if rows:

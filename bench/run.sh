@@ -13,7 +13,9 @@
 #                     [--aws PATH] [--srcdir DIR] [--out DIR] [--runs N]
 #                     [--only REGEX] [--keep] [--matrix-rtts "MS ..."]
 #                     [--matrix-mb N] [--matrix-ssm-mb N] [--aws-cpu-ms MS]
-#                     [--publish DIR]
+#                     [--env normal|halfcpu|costly-ssm] [--cpu-quota PCT]
+#                     [--quota-scope all|client] [--ssm-msg-cpu-us US]
+#                     [--sweep "N ..."] [--publish DIR]
 #
 #   --quick      reduced sizes, one run pair per scenario (under 3 minutes)
 #   --fscp PATH  the fscp binary (default: src/fscp next to this script's tree)
@@ -35,10 +37,31 @@
 #   --matrix-mb N      file size of the non-SSM matrix cells (default 64,
 #                quick 16; the fresh row uses at least 64, fscp's threshold)
 #   --matrix-ssm-mb N  file size of the SSM matrix cells (default 8, quick 2)
-#   --aws-cpu-ms MS    CPU time each fake `aws` start burns (default 600: CLI
-#                v1 spends ~0.58 s user + 0.10 s sys before reaching AWS)
+#   --aws-cpu-ms MS    CPU time each fake `aws` start burns (default: the
+#                environment's, 600 or 1500; CLI v1 spends ~0.58 s user + 0.10 s
+#                sys before reaching AWS, v2 ~0.3 s, a slow machine 1.5 s)
+#   --env NAME   the machine the copies run on (default normal):
+#                  normal      as before: no quota, 600 ms per CLI start,
+#                              SSM sessions free of CPU per message
+#                  halfcpu     the same under a CPU quota of half the machine
+#                  costly-ssm  no quota, 1500 ms per CLI start, and every SSM
+#                              message costs ssm-sim's default CPU (-m)
+#                --aws-cpu-ms, --cpu-quota, --ssm-msg-cpu-us override its parts
+#   --cpu-quota PCT    run under a cgroup v1 CPU quota of PCT % of all CPUs
+#                (0: none); period 10 ms, so that a throttled process waits
+#                milliseconds, not a 100 ms default period's tens of them
+#   --quota-scope all|client   what runs inside the quota: all (default: the
+#                script and so sshd, relays, masters, ssm-sim and both
+#                clients: the whole machine is slower) or client (each timed
+#                copy and its children only: scp, ssh, fscp, ProxyCommands)
+#   --ssm-msg-cpu-us US  CPU each SSM message costs in ssm-sim (-m)
+#   --sweep "N ..."    FSCP_CONNECTIONS values run beside fscp's own choice in
+#                goal-plain50, goal-ssm20 and goal-ssm100 (there only N >= 4:
+#                fewer sessions take minutes per run); default "1 2 4 8 16",
+#                "" for none
 #   --publish DIR      also write the report to DIR/DATE-MODE.{md,csv,svg}
-#                (make bench-publish: bench/published in the source tree)
+#                (DATE-env-NAME.* with --env; make bench-publish:
+#                bench/published in the source tree)
 #
 # The goal groups are the issue's targets at the issue's sizes; quick mode
 # leaves them out unless --only names them.
@@ -77,6 +100,11 @@
 #
 # Peak RSS is GNU time's %M: the largest resident set among the tool and the
 # processes it waited for (for the standard route that includes ssh).
+# CPU per copy is user + system time of every process the copy started (a
+# per-run cgroup v1 cpuacct group: reaped or not, ProxyCommands and the CLIs
+# included), plus the ControlMaster's own CPU during the copy where the host
+# has one (scp's ssh and fscp may both hand work to it); without cpuacct,
+# GNU time's %U + %S (the tool and the children it waited for).
 
 set -u
 
@@ -94,8 +122,14 @@ keep=0
 m_rtts=''
 m_mb=''
 m_ssm_mb=''
-aws_cpu=600
+aws_cpu=''
 publish=''
+envname=''
+quota=''
+qscope=all
+msg_cpu=''
+sweep='1 2 4 8 16'
+cg_quota='' cg_acct='' cg_desc=''
 
 die() {
 	printf 'bench: %s\n' "$*" >&2
@@ -118,6 +152,11 @@ while [ $# -gt 0 ]; do
 	--matrix-mb) m_mb=$2; shift ;;
 	--matrix-ssm-mb) m_ssm_mb=$2; shift ;;
 	--aws-cpu-ms) aws_cpu=$2; shift ;;
+	--env) envname=$2; shift ;;
+	--cpu-quota) quota=$2; shift ;;
+	--quota-scope) qscope=$2; shift ;;
+	--ssm-msg-cpu-us) msg_cpu=$2; shift ;;
+	--sweep) sweep=$2; shift ;;
 	--publish) publish=$2; shift ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument $1 (try --help)" ;;
@@ -138,6 +177,13 @@ else
 	m_rtts=${m_rtts:-0 10 50 150} m_mb=${m_mb:-64} m_ssm_mb=${m_ssm_mb:-8}
 fi
 long=${FSCP_BENCH_LONG:-120}
+# The environment's parts; flags given win.
+case ${envname:-normal} in
+normal) : "${aws_cpu:=600}" "${quota:=0}" "${msg_cpu:=0}" ;;
+halfcpu) : "${aws_cpu:=600}" "${quota:=50}" "${msg_cpu:=0}" ;;
+costly-ssm) : "${aws_cpu:=1500}" "${quota:=0}" "${msg_cpu:=default}" ;;
+*) die "--env wants normal, halfcpu or costly-ssm (got $envname)" ;;
+esac
 py=${PYTHON:-python3}
 
 for f in "$fscp" "$scp" "$tools/ssm-sim" "$tools/delayrelay" "$aws"; do
@@ -159,6 +205,13 @@ done
 case $m_mb in ''|*[!0-9]*|0) die "--matrix-mb wants a positive integer" ;; esac
 case $m_ssm_mb in ''|*[!0-9]*|0) die "--matrix-ssm-mb wants a positive integer" ;; esac
 case $aws_cpu in ''|*[!0-9]*) die "--aws-cpu-ms wants whole milliseconds" ;; esac
+case $quota in ''|*[!0-9]*) die "--cpu-quota wants a whole percentage" ;; esac
+[ "$quota" -le 100 ] || die "--cpu-quota is a percentage of all CPUs (at most 100)"
+case $qscope in all|client) ;; *) die "--quota-scope wants all or client" ;; esac
+case $msg_cpu in default) ;; ''|*[!0-9]*) die "--ssm-msg-cpu-us wants whole microseconds" ;; esac
+for v in $sweep; do
+	case $v in *[!0-9]*|0) die "--sweep wants connection counts (got $v)" ;; esac
+done
 if [ -n "$publish" ]; then
 	mkdir -p "$publish" || die "cannot create $publish"
 	publish=$(cd "$publish" && pwd)
@@ -196,6 +249,8 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	cg_remove "$cg_acct"
+	cg_remove "$cg_quota"
 	if [ $keep = 1 ]; then
 		echo "bench: work directory kept: $W" >&2
 	else
@@ -207,6 +262,58 @@ trap 'echo "bench: interrupted" >&2; exit 130' INT TERM HUP
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 note() { printf '%s\n' "$*" >>"$NOTES"; say "note: $*"; }
+
+# ---- cgroups (v1): the CPU quota, and the CPU each copy costs -------------------
+# A controller's mount and this process's group in it: "cpu" -> the directory.
+cg_here() {
+	local mnt rel
+	for mnt in /sys/fs/cgroup/"$1" /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpuacct,cpu; do
+		[ -f "$mnt/$2" ] || continue
+		rel=$(awk -F: -v c="$1" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' \
+			/proc/self/cgroup)
+		printf '%s%s\n' "$mnt" "${rel%/}"
+		return 0
+	done
+	return 1
+}
+# Everything still in the group goes back to its parent; then it goes.
+cg_remove() {	# dir
+	local d=$1 p n=0
+	[ -n "$d" ] && [ -d "$d" ] || return 0
+	while [ $n -lt 30 ]; do
+		while read -r p; do
+			echo "$p" >"${d%/*}/cgroup.procs" 2>/dev/null
+		done <"$d/cgroup.procs"
+		rmdir "$d" 2>/dev/null && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	say "could not remove cgroup $d"
+}
+# Per-run CPU: every process of a copy joins one cpuacct group, reset per run.
+if parent=$(cg_here cpuacct cpuacct.usage) && mkdir "$parent/fscp-bench-$$" 2>/dev/null; then
+	cg_acct=$parent/fscp-bench-$$
+else
+	note "no cgroup v1 cpuacct controller: CPU per copy is GNU time's user + sys (reaped children only)"
+fi
+if [ "$quota" -gt 0 ]; then
+	parent=$(cg_here cpu cpu.cfs_quota_us) ||
+		die "--cpu-quota needs the cgroup v1 cpu controller (cpu.cfs_quota_us under /sys/fs/cgroup/cpu)"
+	cg_quota=$parent/fscp-bench-$$
+	mkdir "$cg_quota" || die "cannot create $cg_quota (root needed)"
+	# A 10 ms period: throttled processes wait milliseconds, as on a slow
+	# CPU, not the tens of milliseconds of the 100 ms default.
+	q=$(($(nproc) * 10000 * quota / 100))
+	echo 10000 >"$cg_quota/cpu.cfs_period_us" && echo "$q" >"$cg_quota/cpu.cfs_quota_us" ||
+		die "cannot set the CPU quota in $cg_quota"
+	cg_desc="CPU quota $quota% of $(nproc) CPUs ($q us per 10000 us), scope $qscope"
+	# Scope all: this script joins, so sshd, relays, masters and every copy
+	# started from here on inherit the quota.
+	if [ "$qscope" = all ]; then
+		echo $$ >"$cg_quota/cgroup.procs" || die "cannot join $cg_quota"
+	fi
+	say "$cg_desc"
+fi
 
 # ---- setup: sshd, relays, ssh config, masters, data -------------------------
 say "work directory $W"
@@ -269,8 +376,8 @@ if command -v nc >/dev/null && nc -h 2>&1 | grep -q OpenBSD; then
 	proxy_cmd='nc 127.0.0.1 %p'
 	proxy_what='nc (OpenBSD netcat)'
 else
-	proxy_cmd="$tools/ssm-sim -s 0 -c 0 -d 0 -p 262144 127.0.0.1:%p"
-	proxy_what='ssm-sim -s 0 -c 0 -d 0 as a plain relay (no OpenBSD nc installed)'
+	proxy_cmd="$tools/ssm-sim -s 0 -c 0 -d 0 -m 0 -p 262144 127.0.0.1:%p"
+	proxy_what='ssm-sim -s 0 -c 0 -d 0 -m 0 as a plain relay (no OpenBSD nc installed)'
 fi
 
 {
@@ -358,7 +465,25 @@ export FSCP_FAKE_AWS_START_CPU_MS=$aws_cpu FSCP_FAKE_AWS_CPU_MS=$aws_cpu
 # Nothing from the caller's environment may steer fscp or the fakes.
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_SIM_SETUP_MS \
 	FSCP_SSM_SIM_CYCLE_US FSCP_SSM_SIM_DELAY_MS FSCP_SSM_SIM_PAYLOAD \
-	FSCP_FAKE_AWS_THROTTLE_AFTER FSCP_FAKE_AWS_LOG
+	FSCP_SSM_SIM_MSG_CPU_US FSCP_FAKE_AWS_THROTTLE_AFTER FSCP_FAKE_AWS_LOG
+# CPU per SSM message (ssm-sim -m); "default" leaves ssm-sim's own.
+[ "$msg_cpu" = default ] || export FSCP_SSM_SIM_MSG_CPU_US=$msg_cpu
+# Join the groups named (their cgroup.procs files), then run the command.
+cat >"$W/cg-exec" <<'EOF'
+#!/bin/sh
+while [ "$1" != -- ]; do
+	echo $$ >"$1" || exit 126
+	shift
+done
+shift
+exec "$@"
+EOF
+chmod +x "$W/cg-exec"
+cg_pre=()
+[ -n "$cg_acct" ] && cg_pre+=("$cg_acct/cgroup.procs")
+[ "$qscope" = client ] && [ -n "$cg_quota" ] && cg_pre+=("$cg_quota/cgroup.procs")
+[ ${#cg_pre[@]} -gt 0 ] && cg_pre=("$W/cg-exec" "${cg_pre[@]}" --)
+clk_tck=$(getconf CLK_TCK)
 
 # A ControlMaster: a real `ssh -M`, found again through the config.
 start_master() {	# rtt
@@ -369,9 +494,19 @@ start_master() {	# rtt
 		sed -n 's/.*pid=\([0-9]*\).*/\1/p')
 	cm_hosts+=("$host") cm_socks+=("$sock") cm_pids+=("$pid")
 	[ -n "$pid" ] || die "ControlMaster for $host is not live"
+	cm_pid_of[$host]=$pid
 	say "ControlMaster ($1 ms RTT) pid $pid on $sock"
 }
-declare -A cm_rtts=()
+declare -A cm_rtts=() cm_pid_of=()
+# A process's user + system time in ms (0 when it is gone).
+proc_cpu_ms() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- $s
+	echo $(((${12} + ${13}) * 1000 / clk_tck))
+}
 { want cm || want_goal goal-nearcm; } && cm_rtts[0]=1
 want_goal goal-cm50 && cm_rtts[50]=1
 for t in $m_rtts; do
@@ -447,7 +582,9 @@ want_matrix fresh && mkfile "matrix$m_fresh_mb.bin" "$m_fresh_mb"
 #   G_ID G_HOST G_NAME (file or tree under data/) G_KIND (file|tree) G_DIR
 #   (upload|download) G_BYTES G_LIMIT (timeout, s)
 # run_one TOOL ENV... -> sets R_STATUS R_SECS R_KIB R_ROUTE (fscp: the route
-# its -v said last, e.g. "fresh"; "fresh+2" with connection failures)
+# its -v said last, e.g. "fresh"; "fresh+2" with connection failures), R_CPU
+# (s: the copy's processes, plus the master's share) and R_TCPU (s: GNU time
+# %U + %S)
 # Runs in this shell, the tool in the background and waited for, so that a
 # signal to the script runs the cleanup trap at once.
 run_one() {
@@ -483,17 +620,33 @@ run_one() {
 		cmd=(sftp -F "$W/ssh_config" -R 256 -B 261120 -b "$W/batch" "$G_HOST") ;;
 	esac
 	rm -f "$rss"
+	local m_pid=${cm_pid_of[$G_HOST]:-} m0=0 m1=0 acct=''
+	[ -n "$m_pid" ] && m0=$(proc_cpu_ms "$m_pid")
+	[ -n "$cg_acct" ] && echo 0 >"$cg_acct/cpuacct.usage"
 	t0=$EPOCHREALTIME
-	env "$@" timeout -k 5 "$G_LIMIT" /usr/bin/time -f %M -o "$rss" \
+	"${cg_pre[@]}" env "$@" timeout -k 5 "$G_LIMIT" /usr/bin/time -f '%M %U %S' -o "$rss" \
 		"${cmd[@]}" </dev/null >"$log" 2>&1 &
 	wait $!
 	rc=$?
 	t1=$EPOCHREALTIME
-	local secs kib status=ok got want us route=''
+	[ -n "$cg_acct" ] && acct=$(cat "$cg_acct/cpuacct.usage")
+	[ -n "$m_pid" ] && m1=$(proc_cpu_ms "$m_pid")
+	local secs kib status=ok got want us route='' tcpu ms
 	# Microseconds from $EPOCHREALTIME in shell arithmetic: no process per run.
 	us=$((10#${t1/./} - 10#${t0/./}))
 	printf -v secs '%d.%03d' $((us / 1000000)) $((us % 1000000 / 1000))
-	kib=$(tail -n 1 "$rss" 2>/dev/null | tr -cd 0-9)
+	# GNU time's last line: "KiB user sys" (a failed command's status line
+	# comes before it).
+	read -r kib tcpu < <(tail -n 1 "$rss" 2>/dev/null |
+		awk 'NF == 3 { printf "%d %.3f\n", $1, $2 + $3 }')
+	tcpu=${tcpu:-0.000}
+	if [ -n "$acct" ]; then
+		ms=$((acct / 1000000 + m1 - m0))
+	else
+		ms=$((10#${tcpu/./} + m1 - m0))
+	fi
+	printf -v R_CPU '%d.%03d' $((ms / 1000)) $((ms % 1000))
+	R_TCPU=$tcpu
 	if [ "$tool" = fscp ]; then
 		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins.
 		route=$(sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' "$log" | tail -n 1)
@@ -546,10 +699,10 @@ bench_group() {
 		if [ $r -le "$scp_runs" ] && [ $scp_skip = 0 ]; then
 			run_one scp $G_ENV
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
-			say "$(printf '%-8s %-9s round %d  scp   %8ss  %s' "$G_ID" "$G_DIR" "$r" "$secs" "$st")"
+			say "$(printf '%-8s %-9s round %d  scp   %8ss  %s  cpu %ss' "$G_ID" "$G_DIR" "$r" "$secs" "$st" "$R_CPU")"
 			for g in "${gids[@]}"; do
-				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$G_LABEL" "$G_DIR" scp \
-					"$r" "$st" "$secs" "$kib" "$G_BYTES" "" "" >>"$RAW"
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$G_LABEL" "$G_DIR" scp \
+					"$r" "$st" "$secs" "$kib" "$G_BYTES" "" "" "$R_CPU" "$R_TCPU" >>"$RAW"
 			done
 			scp_done=$((scp_done + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
@@ -562,10 +715,10 @@ bench_group() {
 			# shellcheck disable=SC2086
 			run_one "$tool" $G_ENV $envs
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
-			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  (%s)%s' "${gid:-$G_ID}" "$G_DIR" "$r" \
-				"$tool" "$secs" "$st" "$label" "${R_ROUTE:+ route $R_ROUTE}")"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${gid:-$G_ID}" "$label" "$G_DIR" "$tool" \
-				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" "$R_ROUTE" >>"$RAW"
+			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  cpu %ss  (%s)%s' "${gid:-$G_ID}" "$G_DIR" "$r" \
+				"$tool" "$secs" "$st" "$R_CPU" "$label" "${R_ROUTE:+ route $R_ROUTE}")"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${gid:-$G_ID}" "$label" "$G_DIR" "$tool" \
+				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" "$R_ROUTE" "$R_CPU" "$R_TCPU" >>"$RAW"
 			done_runs[i]=$((done_runs[i] + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
 				skip[i]=1
@@ -657,9 +810,21 @@ run_groups() {	# dir
 	matrix_groups
 }
 
+# The sweep's contenders: "fscp|LABEL, FSCP_CONNECTIONS=N||ENV FSCP_CONNECTIONS=N",
+# one per value of --sweep from MIN on.  report.py pairs them with the row
+# LABEL (fscp's own choice) of the same group.
+sweep_rows() {	# label min [env]
+	local n
+	for n in $sweep; do
+		[ "$n" -ge "$2" ] || continue
+		printf '%s\n' "fscp|$1, FSCP_CONNECTIONS=$n||${3:+$3 }FSCP_CONNECTIONS=$n"
+	done
+}
+
 # The issue's goals ("never slower than scp"), at the issue's sizes.
 goal_groups() {
-	local label lim=900 mb goal
+	local label lim=900 mb goal min
+	local -a ps
 	if want_goal goal-near; then
 		label="goal: near plain host $MB_GOAL_BIG MiB"
 		G_ID=goal-near G_LABEL=$label G_HOST=bench-plain-r0 G_NAME=goal$MB_GOAL_BIG.bin
@@ -676,7 +841,8 @@ goal_groups() {
 		label="goal: plain host $MB_GOAL_BIG MiB, 50 ms RTT"
 		G_ID=goal-plain50 G_LABEL=$label G_HOST=bench-plain-r50 G_NAME=goal$MB_GOAL_BIG.bin
 		G_KIND=file G_BYTES=$((MB_GOAL_BIG * 1048576)) G_LIMIT=$lim
-		bench_group "$runs" "fscp|$label|4|"
+		mapfile -t ps < <(sweep_rows "$label" 1)
+		bench_group "$runs" "fscp|$label|4|" "${ps[@]}"
 	fi
 	if want_goal goal-cm50; then
 		label="goal: master $MB_GOAL_BIG MiB, 50 ms RTT"
@@ -695,10 +861,12 @@ goal_groups() {
 		label="goal: SSM $mb MiB, 1 s setup, ${aws_cpu} ms CPU/start"
 		G_ID=goal-ssm$mb G_LABEL=$label G_HOST=$ssm_id G_NAME=ssm$mb.bin G_KIND=file
 		G_BYTES=$((mb * 1048576)) G_LIMIT=$lim G_ENV="FSCP_SSM_SIM_SETUP_MS=1000"
-		if [ $mb = 20 ]; then goal=4.5; else goal=10; fi
+		# 100 MiB through 1 or 2 sessions takes minutes: swept from 4 on.
+		if [ $mb = 20 ]; then goal=4.5 min=1; else goal=10 min=4; fi
+		mapfile -t ps < <(sweep_rows "$label, no direct route" $min FSCP_SSM_DIRECT=off)
 		bench_group "$runs" \
 			"fscp|$label, no direct route|$goal|FSCP_SSM_DIRECT=off" \
-			"fscp|$label, direct route||FSCP_SSM_DIRECT=auto"
+			"fscp|$label, direct route||FSCP_SSM_DIRECT=auto" "${ps[@]}"
 		G_ENV=''
 	done
 }
@@ -761,16 +929,22 @@ libssh=$(pkg-config --modversion libssh 2>/dev/null ||
 	echo "mode=$([ $quick = 1 ] && echo quick || echo full) ($runs run(s) per tool, ${elapsed} s)"
 	echo "machine=$(nproc) CPUs, ${cpu:-unknown CPU}, Linux $(uname -r), $(free -g | awk '/^Mem:/{print $2}') GiB RAM, load average at start $load0, at end $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "versions=$(ssh -V 2>&1 | cut -d, -f1), libssh $libssh, fscp $rev ($fscp)"
+	echo "environment=${envname:-normal}: ${cg_desc:-no CPU quota}; ${aws_cpu} ms CPU per aws CLI start; SSM message CPU $([ "$msg_cpu" = default ] && echo "ssm-sim's default" || echo "$msg_cpu us") (ssm-sim -m)"
 } >"$W/machine"
 
 mkdir -p "$out" || die "cannot create $out"
-stamp=$(date -u +%Y%m%d-%H%M%S)-$([ $quick = 1 ] && echo quick || echo full)
+stamp=$(date -u +%Y%m%d-%H%M%S)-$([ $quick = 1 ] && echo quick || echo full)${envname:+-$envname}
 "$py" "$here/report.py" "$RAW" "$W/machine" "$NOTES" "$out/$stamp" || die "report failed"
 cp "$RAW" "$out/$stamp.raw.tsv"
 say "results: $out/$stamp.{md,csv,raw.tsv}, SVG: $(cd "$out" && ls "$stamp".svg "$stamp"-matrix.svg 2>/dev/null | tr '\n' ' ')"
 if [ -n "$publish" ]; then
 	# DATE-MODE, then DATE-MODE-2, ...: one name per run, never overwritten.
-	pname=$(date -u +%Y-%m-%d)-$([ $quick = 1 ] && echo quick || echo full)
+	# With --env: DATE-env-NAME (quick: DATE-quick-env-NAME).
+	if [ -n "$envname" ]; then
+		pname=$(date -u +%Y-%m-%d)$([ $quick = 1 ] && echo -quick)-env-$envname
+	else
+		pname=$(date -u +%Y-%m-%d)-$([ $quick = 1 ] && echo quick || echo full)
+	fi
 	n=1
 	pbase=$pname
 	while [ -e "$publish/$pbase.md" ]; do
