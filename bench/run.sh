@@ -190,6 +190,9 @@ for f in "$fscp" "$scp" "$tools/ssm-sim" "$tools/delayrelay" "$aws"; do
 	[ -x "$f" ] || die "$f not found or not executable (build first: make)"
 done
 fscp=$(cd "$(dirname "$fscp")" && pwd)/$(basename "$fscp")
+# Absolute: the fake aws is linked into the work directory's bin/.
+aws=$(cd "$(dirname "$aws")" && pwd)/$(basename "$aws")
+tools=$(cd "$tools" && pwd)
 [ -x /usr/bin/time ] || die "/usr/bin/time missing: apt-get install time"
 # The interpreter itself, not a version manager's shim in front of it.
 py=$("$py" -c 'import sys; print(sys.executable)' 2>/dev/null) ||
