@@ -15,7 +15,7 @@
 #                     [--matrix-mb N] [--matrix-ssm-mb N] [--aws-cpu-ms MS]
 #                     [--env normal|halfcpu|costly-ssm] [--cpu-quota PCT]
 #                     [--quota-scope all|client] [--ssm-msg-cpu-us US]
-#                     [--sweep "N ..."] [--publish DIR]
+#                     [--sweep "N ..."] [--relay-cpu NS] [--publish DIR]
 #
 #   --quick      reduced sizes, one run pair per scenario (under 3 minutes)
 #   --fscp PATH  the fscp binary (default: src/fscp next to this script's tree)
@@ -59,6 +59,8 @@
 #                goal-plain50, goal-ssm20 and goal-ssm100 (there only N >= 4:
 #                fewer sessions take minutes per run); default "1 2 4 8 16",
 #                "" for none
+#   --relay-cpu NS     CPU time (ns) every delay relay spends per KiB it
+#                relays (delayrelay -b; default 0), as a tunnel on the path
 #   --publish DIR      also write the report to DIR/DATE-MODE.{md,csv,svg}
 #                (DATE-env-NAME.* with --env; make bench-publish:
 #                bench/published in the source tree)
@@ -129,6 +131,7 @@ quota=''
 qscope=all
 msg_cpu=''
 sweep='1 2 4 8 16'
+relay_cpu=0
 cg_quota='' cg_acct='' cg_desc=''
 
 die() {
@@ -157,6 +160,7 @@ while [ $# -gt 0 ]; do
 	--quota-scope) qscope=$2; shift ;;
 	--ssm-msg-cpu-us) msg_cpu=$2; shift ;;
 	--sweep) sweep=$2; shift ;;
+	--relay-cpu) relay_cpu=$2; shift ;;
 	--publish) publish=$2; shift ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument $1 (try --help)" ;;
@@ -211,6 +215,7 @@ case $aws_cpu in ''|*[!0-9]*) die "--aws-cpu-ms wants whole milliseconds" ;; esa
 case $quota in ''|*[!0-9]*) die "--cpu-quota wants a whole percentage" ;; esac
 [ "$quota" -le 100 ] || die "--cpu-quota is a percentage of all CPUs (at most 100)"
 case $qscope in all|client) ;; *) die "--quota-scope wants all or client" ;; esac
+case $relay_cpu in ''|*[!0-9]*) die "--relay-cpu wants whole nanoseconds per KiB" ;; esac
 case $msg_cpu in default) ;; ''|*[!0-9]*) die "--ssm-msg-cpu-us wants whole microseconds" ;; esac
 for v in $sweep; do
 	case $v in *[!0-9]*|0) die "--sweep wants connection counts (got $v)" ;; esac
@@ -356,7 +361,7 @@ start_relay() {	# rtt_ms
 	[ -n "${rport[$rtt]:-}" ] && return 0
 	if [ $((rtt % 2)) = 0 ]; then oneway=$((rtt / 2)); else oneway=$((rtt / 2)).5; fi
 	"$tools/delayrelay" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d "$oneway" \
-		-p "$pf" >"$W/relay-$rtt.log" 2>&1 </dev/null &
+		-b "$relay_cpu" -p "$pf" >"$W/relay-$rtt.log" 2>&1 </dev/null &
 	pid=$!
 	relay_pids+=("$pid")
 	while [ ! -s "$pf" ] && [ $n -lt 100 ]; do
@@ -932,7 +937,7 @@ libssh=$(pkg-config --modversion libssh 2>/dev/null ||
 	echo "mode=$([ $quick = 1 ] && echo quick || echo full) ($runs run(s) per tool, ${elapsed} s)"
 	echo "machine=$(nproc) CPUs, ${cpu:-unknown CPU}, Linux $(uname -r), $(free -g | awk '/^Mem:/{print $2}') GiB RAM, load average at start $load0, at end $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "versions=$(ssh -V 2>&1 | cut -d, -f1), libssh $libssh, fscp $rev ($fscp)"
-	echo "environment=${envname:-normal}: ${cg_desc:-no CPU quota}; ${aws_cpu} ms CPU per aws CLI start; SSM message CPU $([ "$msg_cpu" = default ] && echo "ssm-sim's default" || echo "$msg_cpu us") (ssm-sim -m)"
+	echo "environment=${envname:-normal}: ${cg_desc:-no CPU quota}; ${aws_cpu} ms CPU per aws CLI start; SSM message CPU $([ "$msg_cpu" = default ] && echo "ssm-sim's default" || echo "$msg_cpu us") (ssm-sim -m)$([ "$relay_cpu" != 0 ] && echo "; delay relays $relay_cpu ns CPU per KiB")"
 } >"$W/machine"
 
 mkdir -p "$out" || die "cannot create $out"

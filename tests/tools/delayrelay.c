@@ -4,7 +4,8 @@
  * latency tests and the benchmark.  Every accepted connection is relayed to
  * the target both ways with a fixed one-way delay per direction (bytes read
  * at t are written at t + d, from a queue of timestamped chunks) and an
- * optional per-direction rate cap (token bucket).  Half-close is propagated.
+ * optional per-direction rate cap (token bucket); with -b, CPU time spent per
+ * KiB relayed, as a tunnel on the path would.  Half-close is propagated.
  * Single-threaded and poll-driven; reads are large so that the relay itself
  * is never the bottleneck.
  */
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "util/xmalloc.h"
+#include "cpuburn.h"
 
 #define DR_READ_SIZE	(256u << 10)
 #define DR_QUEUE_CAP	(64u << 20)	/* per direction: stop reading beyond */
@@ -39,6 +41,7 @@ struct dr_opts {
 	const char *target;
 	int64_t delay_ns;
 	double rate;		/* bytes/s per direction, 0 = unlimited */
+	int64_t cpu_ns_per_kib;	/* CPU spent per KiB relayed (-b) */
 	const char *portfile;
 	int verbose;
 };
@@ -75,6 +78,7 @@ struct dr_state {
 	size_t nconns, capconns;
 	struct dr_chunk *pool;	/* free big chunks: reuse avoids page faults */
 	size_t npool;
+	struct cpuburn burn;	/* -b */
 };
 
 static int64_t
@@ -91,7 +95,7 @@ dr_usage(void)
 {
 	fprintf(stderr,
 	    "usage: delayrelay -l host:port -t host:port -d one_way_ms [-r bytes_per_sec]\n"
-	    "                  [-p portfile] [-v]\n"
+	    "                  [-b cpu_ns_per_kib] [-p portfile] [-v]\n"
 	    "  listen port 0 picks a free port; it is printed on stdout and written to portfile\n");
 	exit(2);
 }
@@ -132,7 +136,7 @@ dr_parse(int argc, char **argv, struct dr_opts *o)
 	int c;
 
 	o->delay_ns = -1;
-	while ((c = getopt(argc, argv, "l:t:d:r:p:v")) != -1) {
+	while ((c = getopt(argc, argv, "l:t:d:r:b:p:v")) != -1) {
 		switch (c) {
 		case 'l': o->listen = optarg; break;
 		case 't': o->target = optarg; break;
@@ -147,6 +151,12 @@ dr_parse(int argc, char **argv, struct dr_opts *o)
 			if (*end != '\0' || !(v >= 0))
 				dr_usage();
 			o->rate = v;
+			break;
+		case 'b':
+			v = strtod(optarg, &end);
+			if (*end != '\0' || !(v >= 0 && v <= 1e9))
+				dr_usage();
+			o->cpu_ns_per_kib = (int64_t)v;
 			break;
 		case 'p': o->portfile = optarg; break;
 		case 'v': o->verbose++; break;
@@ -325,6 +335,9 @@ dr_read(struct dr_state *st, struct dr_dir *d, int64_t now)
 			dr_chunk_put(st, ch);
 			ch = sm;
 		}
+		/* A path that costs CPU per byte (a tunnel, a VPN), spent
+		 * for real before the data goes on. */
+		cpuburn_spend(&st->burn, ch->data, (size_t)n, st->opt.cpu_ns_per_kib * n / 1024);
 		ch->due = now + st->opt.delay_ns;
 		ch->len = (size_t)n;
 		if (d->tail != NULL)
@@ -518,6 +531,8 @@ main(int argc, char **argv)
 
 	log_init("delayrelay", 0);
 	dr_parse(argc, argv, &st.opt);
+	if (st.opt.cpu_ns_per_kib > 0)
+		cpuburn_init(&st.burn);
 	signal(SIGPIPE, SIG_IGN);
 	st.target = dr_resolve(st.opt.target, false);
 	st.lfd = dr_listen(&st);

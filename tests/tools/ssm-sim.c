@@ -37,16 +37,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "util/xmalloc.h"
+#include "cpuburn.h"
 
 #define SIM_QUEUE_CAP	(64u << 20)	/* stop reading past this much in flight */
 #define SIM_CATCHUP	4		/* cycles a late sender may make up */
 #define SIM_MAX_PAYLOAD	(1u << 20)
 #define SIM_STAGE	(64u << 10)	/* read-ahead block */
 #define SIM_MSG_CPU_US	60		/* default -m: see tests/tools/README */
-#define SIM_HASH_BLOCK	1024		/* what one burn round hashes */
 
 struct sim_opts {
 	long setup_ms;
@@ -88,15 +86,6 @@ struct sim_dir {
 	uint64_t bytes, msgs;
 };
 
-/* The plugin's per-message work, spent for real: the message is hashed over
- * and over, a count of rounds calibrated once, so that a slow or throttled
- * CPU stretches it as it would stretch the plugin (a clock-watching spin
- * would not). */
-struct sim_burn {
-	EVP_MD_CTX *ctx;
-	long rounds;		/* SHA-256 rounds per message; 0: free */
-	unsigned char buf[SIM_HASH_BLOCK];
-};
 
 static int64_t
 sim_now(void)
@@ -230,63 +219,6 @@ sim_burn_cpu(long ms)
 	}
 }
 
-static void
-sim_hash_round(struct sim_burn *b)
-{
-	unsigned int n;
-
-	if (EVP_DigestInit_ex(b->ctx, EVP_sha256(), NULL) != 1 ||
-	    EVP_DigestUpdate(b->ctx, b->buf, sizeof(b->buf)) != 1 ||
-	    EVP_DigestFinal_ex(b->ctx, b->buf, &n) != 1) {
-		fprintf(stderr, "ssm-sim: SHA-256 failed\n");
-		exit(1);
-	}
-}
-
-/* How many rounds make us_per_msg of CPU time: the fastest of three timed
- * batches, as a batch that was preempted or migrated reads slow. */
-static void
-sim_burn_init(struct sim_burn *b, long us_per_msg)
-{
-	enum { BATCH = 256 };
-	int64_t best = INT64_MAX;
-
-	b->ctx = NULL;
-	b->rounds = 0;
-	if (us_per_msg <= 0)
-		return;
-	b->ctx = EVP_MD_CTX_new();
-	if (b->ctx == NULL) {
-		fprintf(stderr, "ssm-sim: out of memory\n");
-		exit(1);
-	}
-	memset(b->buf, 0x5a, sizeof(b->buf));
-	for (int r = 0; r < 3; r++) {
-		int64_t t0 = sim_cpu_ns(), dt;
-
-		for (int i = 0; i < BATCH; i++)
-			sim_hash_round(b);
-		dt = sim_cpu_ns() - t0;
-		if (dt < best)
-			best = dt;
-	}
-	if (best <= 0)
-		best = 1;
-	b->rounds = (long)((int64_t)us_per_msg * 1000 * BATCH / best);
-	if (b->rounds < 1)
-		b->rounds = 1;
-}
-
-static void
-sim_burn_msg(struct sim_burn *b, const unsigned char *msg, size_t len)
-{
-	if (b->rounds == 0)
-		return;
-	memcpy(b->buf, msg, len < sizeof(b->buf) ? len : sizeof(b->buf));
-	for (long i = 0; i < b->rounds; i++)
-		sim_hash_round(b);
-}
-
 /* Connect to "host:port" or "[v6]:port"; returns the socket or -1. */
 static int
 sim_connect(const char *target)
@@ -399,7 +331,7 @@ sim_enqueue(struct sim_dir *d, const unsigned char *buf, size_t len, int64_t due
 /* The sender's loop: while a message is due, take up to payload bytes from
  * the source and put them in flight.  Returns -1 on a read error. */
 static int
-sim_pump_send(struct sim_dir *d, const struct sim_opts *o, struct sim_burn *b, int64_t now)
+sim_pump_send(struct sim_dir *d, const struct sim_opts *o, struct cpuburn *b, int64_t now)
 {
 	int64_t cycle = (int64_t)o->cycle_us * 1000;
 	int64_t delay = (int64_t)o->delay_ms * 1000000;
@@ -453,7 +385,9 @@ sim_pump_send(struct sim_dir *d, const struct sim_opts *o, struct sim_burn *b, i
 		}
 		k = d->stage_len < (size_t)o->payload ? d->stage_len : (size_t)o->payload;
 		sim_enqueue(d, d->stage + d->stage_off, k, due);
-		sim_burn_msg(b, d->stage + d->stage_off, k);
+		/* The plugin's own work on the message (TLS, the digest, the
+		 * acknowledgement), spent for real. */
+		cpuburn_spend(b, d->stage + d->stage_off, k, (int64_t)o->msg_cpu_us * 1000);
 		d->stage_off += k;
 		d->stage_len -= k;
 		d->bytes += k;
@@ -529,10 +463,11 @@ sim_run(const struct sim_opts *o, int sock)
 		{ .name = "target->stdout", .src = sock, .dst = STDOUT_FILENO },
 	};
 	int64_t start = sim_now(), cpu0;
-	struct sim_burn burn;
+	struct cpuburn burn = { 0 };
 	int rc = 0;
 
-	sim_burn_init(&burn, o->msg_cpu_us);
+	if (o->msg_cpu_us > 0)
+		cpuburn_init(&burn);
 	cpu0 = sim_cpu_ns();
 
 	for (int i = 0; i < 2; i++) {
@@ -606,10 +541,10 @@ out:
 			fprintf(stderr, "ssm-sim: %s: %llu bytes in %llu messages, %.3f s\n",
 			    dirs[i].name, (unsigned long long)dirs[i].bytes,
 			    (unsigned long long)dirs[i].msgs, secs);
-		fprintf(stderr, "ssm-sim: %.3f s CPU in the session (%ld SHA-256 rounds per message)\n",
-		    (double)(sim_cpu_ns() - cpu0) / 1e9, burn.rounds);
+		fprintf(stderr, "ssm-sim: %.3f s CPU in the session (%lld ns per SHA-256 round)\n",
+		    (double)(sim_cpu_ns() - cpu0) / 1e9, (long long)burn.round_ns);
 	}
-	EVP_MD_CTX_free(burn.ctx);
+	cpuburn_free(&burn);
 	for (int i = 0; i < 2; i++) {
 		sim_free_queue(&dirs[i]);
 		free(dirs[i].stage);
