@@ -12,12 +12,12 @@
 
 #include "cpuburn.h"
 
-static int64_t
-cpuburn_cpu_ns(void)
+int64_t
+cpuburn_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	clock_gettime(clk, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -50,11 +50,11 @@ cpuburn_init(struct cpuburn *b)
 	}
 	memset(b->buf, 0x5a, sizeof(b->buf));
 	for (int r = 0; r < 3; r++) {
-		int64_t t0 = cpuburn_cpu_ns(), dt;
+		int64_t t0 = cpuburn_clock_ns(CLOCK_PROCESS_CPUTIME_ID), dt;
 
 		for (int i = 0; i < BATCH; i++)
 			cpuburn_round(b);
-		dt = cpuburn_cpu_ns() - t0;
+		dt = cpuburn_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		if (dt < best)
 			best = dt;
 	}

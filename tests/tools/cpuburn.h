@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define CPUBURN_BLOCK	1024	/* what one round hashes */
 
@@ -20,6 +21,9 @@ struct cpuburn {
 	unsigned char buf[CPUBURN_BLOCK];
 };
 
+/* A clock's reading in nanoseconds (CLOCK_MONOTONIC, the process's CPU
+ * time, ...): the tools' one clock helper. */
+int64_t cpuburn_clock_ns(clockid_t clk);
 /* Calibrate (about 1 ms of CPU).  Exits on allocation failure. */
 void cpuburn_init(struct cpuburn *b);
 /* Spend about ns of CPU time hashing data (its first CPUBURN_BLOCK bytes

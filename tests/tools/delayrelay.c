@@ -84,10 +84,7 @@ struct dr_state {
 static int64_t
 dr_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return cpuburn_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void
