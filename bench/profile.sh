@@ -14,7 +14,12 @@
 #               sshd itself)
 #   --out DIR   keep perf.data / callgrind files and reports there
 #               (default: a directory under /var/tmp, printed at the end)
-# Environment: FSCP_CONNECTIONS, FSCP_ROUTE pass through to fscp.
+#   --call-graph MODE   perf's stack walking: fp (default; libc and libssh
+#               have no frame pointers, so their callers are lost) or dwarf
+#               (callers through them; perf.data of hundreds of MiB)
+#   --only fscp|scp     profile one of the two
+# Environment: FSCP_CONNECTIONS, FSCP_ROUTE pass through to fscp.  fscp runs
+# with -v; its messages (route, connections) are kept in OUT/fscp.log.
 #
 # e.g. make && bash ../bench/profile.sh --fscp src/fscp --tools tests/tools
 
@@ -22,6 +27,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
 fscp=$srcdir/src/fscp tools=$srcdir/tests/tools mb=256 rtt=50 dir=download out='' cg=0
+callgraph=fp only=''
 die() { printf 'profile: %s\n' "$*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +38,8 @@ while [ $# -gt 0 ]; do
 	--dir) dir=$2; shift ;;
 	--out) out=$2; shift ;;
 	--callgrind) cg=1 ;;
+	--call-graph) callgraph=$2; shift ;;
+	--only) only=$2; shift ;;
 	-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument $1" ;;
 	esac
@@ -76,10 +84,14 @@ fi
 prof() {	# name cmd...
 	local name=$1
 	shift
+	[ -z "$only" ] || [ "$only" = "$name" ] || return 0
 	rm -f "$W/down.bin" "$SSHD_HOME/up.bin"
 	if [ $cg = 0 ]; then
-		/usr/bin/time -f "$name: %e s wall, %U user + %S sys s CPU (children included)" \
-			perf record -q -g -F 999 -o "$out/$name.perf.data" -- "$@" 2>&1 | grep -v '^\[' >&2
+		/usr/bin/time -o "$out/$name.time" \
+			-f "$name: %e s wall, %U user + %S sys s CPU (children included)" \
+			perf record -q --call-graph "$callgraph" -F 999 -o "$out/$name.perf.data" -- "$@" \
+			>"$out/$name.log" 2>&1
+		cat "$out/$name.time"
 		perf report -i "$out/$name.perf.data" --no-children --sort comm,dso,sym --stdio -g none \
 			2>/dev/null | grep -v '^$' >"$out/$name.symbols.txt"
 		perf report -i "$out/$name.perf.data" --no-children --sort pid --stdio -g none \
@@ -89,9 +101,10 @@ prof() {	# name cmd...
 		echo "== $name: top functions (no children)"
 		grep -E '^ +[0-9.]+%' "$out/$name.symbols.txt" | head -n 25
 	else
-		/usr/bin/time -f "$name: %e s wall, %U user + %S sys s CPU" \
+		/usr/bin/time -o "$out/$name.time" -f "$name: %e s wall, %U user + %S sys s CPU" \
 			valgrind -q --tool=callgrind --trace-children=yes --separate-threads=yes \
-			--callgrind-out-file="$out/$name.callgrind.%p" "$@" >&2
+			--callgrind-out-file="$out/$name.callgrind.%p" "$@" >"$out/$name.log" 2>&1
+		cat "$out/$name.time"
 		echo "== $name: instructions by function (callgrind_annotate, every process/thread)"
 		for f in "$out/$name".callgrind.*; do
 			echo "-- $f"
@@ -100,6 +113,6 @@ prof() {	# name cmd...
 	fi
 }
 export FSCP_NO_PAGER=1
-prof fscp "$fscp" -F "$W/ssh_config" "$src" "$dst"
+prof fscp "$fscp" -v -F "$W/ssh_config" "$src" "$dst"
 prof scp /usr/bin/scp -F "$W/ssh_config" "$src" "$dst"
 echo "profile: reports and data in $out" >&2

@@ -4,7 +4,8 @@
 # Smoke test of the test tools (tests/tools): ssm-sim pacing and setup delay,
 # delayrelay's added round trip and half-close, and the fake aws CLI's
 # start-session / describe-instances paths, its CPU cost per start and its
-# StartSession throttling.  Bounds are generous: this checks
+# StartSession throttling, and the CPU that ssm-sim -m and delayrelay -b
+# spend (a lower bound on CPU time only).  Bounds are generous: this checks
 # that the tools work, it is not a benchmark.
 # Exit: 0 pass, 1 fail, 99 cannot run (automake's hard error).
 if [ -z "${BASH_VERSION:-}" ]; then
@@ -30,7 +31,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tools-smoke.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 python3 - "$tools_bin" "$tools_src" "$tmp" <<'PYEOF'
-import os, socket, subprocess, sys, threading, time
+import os, resource, socket, subprocess, sys, threading, time
 
 tools_bin, tools_src, tmp = sys.argv[1:4]
 SIM = os.path.join(tools_bin, "ssm-sim")
@@ -90,6 +91,7 @@ EXPECT = 1024 / 0.0012 / 1024   # KiB/s for the default 1024 B / 1.2 ms
 log = os.path.join(tmp, "sessions.log")
 env = dict(os.environ, FSCP_SSM_SIM_SETUP_MS="0", FSCP_SSM_SIM_LOG=log)
 for k in ("FSCP_SSM_SIM_CYCLE_US", "FSCP_SSM_SIM_DELAY_MS", "FSCP_SSM_SIM_PAYLOAD",
+          "FSCP_SSM_SIM_MSG_CPU_US",
           "FSCP_FAKE_AWS_START_CPU_MS", "FSCP_FAKE_AWS_CPU_MS", "FSCP_FAKE_AWS_THROTTLE_AFTER",
           "FSCP_FAKE_AWS_THROTTLE_WINDOW_MS", "FSCP_FAKE_AWS_THROTTLE_STATE"):
     env.pop(k, None)
@@ -150,6 +152,43 @@ check(0.7 + 0.1 <= t_echo < 0.8 + 5,
 with open(log) as f:
     n_lines = len(f.readlines())
 check(n_lines == 3, "ssm-sim session log has %d lines (expect 3)" % n_lines)
+
+# 2b. CPU spent per message (ssm-sim -m) and per KiB (delayrelay -b): CPU
+# time of the reaped children, which the machine's load does not shrink;
+# only a lower bound (half of what was asked) is checked.
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+env_nolog = {k: v for k, v in env.items() if k != "FSCP_SSM_SIM_LOG"}
+NMSG, MSG_US = 200, 2000
+c0 = child_cpu()
+r = subprocess.run([SIM, "-s", "0", "-d", "0", "-c", "0", "-m", str(MSG_US),
+                    "127.0.0.1:%d" % sink_port], input=b"m" * (NMSG * 1024),
+                   stdout=subprocess.DEVNULL, env=env_nolog, timeout=120)
+spent = child_cpu() - c0
+check(r.returncode == 0 and spent >= 0.5 * NMSG * MSG_US / 1e6,
+      "ssm-sim -m %d: %d messages cost %.3f s of CPU (at least %.3f; rc %s)"
+      % (MSG_US, NMSG, spent, 0.5 * NMSG * MSG_US / 1e6, r.returncode))
+KIB, NS_KIB = 8192, 50000
+bpf = os.path.join(tmp, "burn-relay.port")
+brelay = subprocess.Popen([RELAY, "-l", "127.0.0.1:0", "-t", "127.0.0.1:%d" % sink_port,
+                           "-d", "0", "-b", str(NS_KIB), "-p", bpf], stdout=subprocess.PIPE)
+try:
+    bport = int(brelay.stdout.readline())
+    c0 = child_cpu()
+    bs = socket.create_connection(("127.0.0.1", bport))
+    bs.sendall(b"b" * (KIB * 1024))
+    bs.shutdown(socket.SHUT_WR)
+    bs.settimeout(120)
+    bs.recv(1)      # the sink closes once it has everything
+    bs.close()
+finally:
+    brelay.terminate()
+    brelay.wait(30)
+spent = child_cpu() - c0
+check(spent >= 0.5 * KIB * NS_KIB / 1e9,
+      "delayrelay -b %d: %d KiB cost %.3f s of CPU (at least %.3f)"
+      % (NS_KIB, KIB, spent, 0.5 * KIB * NS_KIB / 1e9))
 
 # 3. delayrelay: about 2d added to a ping-pong round trip, half-close.
 D = 100
