@@ -36,7 +36,7 @@ WHY = {"FAIL": "checksum mismatch", "ERR": "exit status", "TIMEOUT": "timeout"}
 MATRIX_ROUTES = ["standard", "fresh", "controlmaster", "proxied", "proxyjump",
                  "ssm-parallel", "ssm-direct"]
 EXPECT_ROUTE = {"standard": "standard", "fresh": "fresh", "controlmaster": "fresh",
-                "proxied": "standard", "proxyjump": "standard",
+                "proxied": "proxied", "proxyjump": "proxied",
                 "ssm-parallel": "ssm-parallel", "ssm-direct": "ssm-direct"}
 
 
@@ -550,7 +550,7 @@ def main():
              "Host kind), round trip and direction; every cell's goal is >= 1.0x. "
              "A route in [brackets] is the one fscp took when it is not the row's "
              "expected one (controlmaster: fresh from 8 MiB; proxied, proxyjump: "
-             "standard)."]
+             "proxied, connections through the proxy, from 8 MiB)."]
     if below:
         mfoot.append("Below 1.0x: " + "; ".join(below) + ".")
     elif mrows:
