@@ -9,7 +9,8 @@ RAW.tsv columns: group, row label, direction, tool, round, status (ok, FAIL,
 ERR, TIMEOUT), seconds, peak RSS (KiB), bytes, goal speedup (contenders only),
 and (optional) the route fscp took ("fresh", "standard", ...; "+N" when N of
 its connections failed), the CPU seconds the copy cost (all its processes,
-plus a ControlMaster's share) and GNU time's user + sys seconds.
+plus a ControlMaster's share), GNU time's user + sys seconds, and the count
+of connections or SSM sessions fscp's last route line planned.
 A row whose label ends in ", FSCP_CONNECTIONS=N" is one point of a sweep: it
 is shown in the sweep table beside the row without that suffix (fscp's own
 choice) of the same group and direction, not in the main table.
@@ -53,6 +54,7 @@ def load(path):
                 "route": r[10] if len(r) > 10 else "",
                 "cpu": float(r[11]) if len(r) > 11 and r[11] else None,
                 "tcpu": float(r[12]) if len(r) > 12 and r[12] else None,
+                "conns": int(r[13]) if len(r) > 13 and r[13].isdigit() else None,
             })
     return rows
 
@@ -154,6 +156,7 @@ def summarize(rows):
             "scp": scp_med, "scp_n": len(s), "med": med, "n": len(ok), "n_all": len(runs),
             "speed": speed, "approx": approx, "mbs": mbs, "rss": rss,
             "cpu": cpu, "scp_cpu": s_cpu,
+            "conns": sorted({r["conns"] for r in runs if r.get("conns") is not None}),
             "goal": goal, "goal_txt": goal_txt, "met": met,
         })
     return out
@@ -245,7 +248,11 @@ def sweep_rows(sw):
         ok = {n: o for n, o in byn.items() if o["med"] is not None}
         best = min(ok, key=lambda n: ok[n]["med"]) if ok else None
         amed = auto["med"] if auto else None
-        c = [base, d, fmt_s(amed)] + [fmt_s(byn[n]["med"]) if n in byn else "-" for n in ns]
+        planned = ""
+        if auto and auto["conns"]:
+            planned = " (N=%s)" % "/".join(str(n) for n in auto["conns"])
+        c = [base, d, fmt_s(amed) + planned] + [fmt_s(byn[n]["med"]) if n in byn else "-"
+                                                for n in ns]
         if best is None or amed is None:
             c += ["-", "-", "-", fmt_cpu(auto["cpu"] if auto else None), "-"]
         else:
@@ -588,7 +595,8 @@ def main():
         if sw:
             f.write("## FSCP_CONNECTIONS sweep\n\n")
             f.write("Medians of the same runs as above; fscp's choice is the row without "
-                    "FSCP_CONNECTIONS. Goal: within 10%% of the best fixed count "
+                    "FSCP_CONNECTIONS ((N=...): the count its route line planned). "
+                    "Goal: within 10%% of the best fixed count "
                     "(choice / best <= %.2f).\n\n" % WITHIN)
             f.write(plain_md(s_head, s_rows) + "\n\n")
             for v in s_verdicts:

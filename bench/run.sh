@@ -591,8 +591,9 @@ want_matrix fresh && mkfile "matrix$m_fresh_mb.bin" "$m_fresh_mb"
 #   (upload|download) G_BYTES G_LIMIT (timeout, s)
 # run_one TOOL ENV... -> sets R_STATUS R_SECS R_KIB R_ROUTE (fscp: the route
 # its -v said last, e.g. "fresh"; "fresh+2" with connection failures), R_CPU
-# (s: the copy's processes, plus the master's share) and R_TCPU (s: GNU time
-# %U + %S)
+# (s: the copy's processes, plus the master's share), R_TCPU (s: GNU time
+# %U + %S) and R_CONNS (fscp: the count of connections or SSM sessions its
+# last route line planned, e.g. "4 fresh connections"; empty if none)
 # Runs in this shell, the tool in the background and waited for, so that a
 # signal to the script runs the cleanup trap at once.
 run_one() {
@@ -661,6 +662,10 @@ run_one() {
 		got=$(grep -c '^fscp: connection [0-9]* \(of [0-9]* \)\{0,1\}failed' "$log")
 		[ "$got" -gt 0 ] && route+="+$got"
 		grep -q '^fscp: bypass failed' "$log" && route+="+fallback"
+		R_CONNS=$(sed -n 's/^fscp: route .* \([0-9][0-9]*\) \(SSM sessions\|fresh connections\|connections\).*/\1/p' \
+			"$log" | tail -n 1)
+	else
+		R_CONNS=''
 	fi
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		status=TIMEOUT
@@ -709,8 +714,8 @@ bench_group() {
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
 			say "$(printf '%-8s %-9s round %d  scp   %8ss  %s  cpu %ss' "$G_ID" "$G_DIR" "$r" "$secs" "$st" "$R_CPU")"
 			for g in "${gids[@]}"; do
-				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$G_LABEL" "$G_DIR" scp \
-					"$r" "$st" "$secs" "$kib" "$G_BYTES" "" "" "$R_CPU" "$R_TCPU" >>"$RAW"
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$G_LABEL" "$G_DIR" scp \
+					"$r" "$st" "$secs" "$kib" "$G_BYTES" "" "" "$R_CPU" "$R_TCPU" "" >>"$RAW"
 			done
 			scp_done=$((scp_done + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
@@ -725,8 +730,8 @@ bench_group() {
 			st=$R_STATUS secs=$R_SECS kib=$R_KIB
 			say "$(printf '%-8s %-9s round %d  %-5s %8ss  %s  cpu %ss  (%s)%s' "${gid:-$G_ID}" "$G_DIR" "$r" \
 				"$tool" "$secs" "$st" "$R_CPU" "$label" "${R_ROUTE:+ route $R_ROUTE}")"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${gid:-$G_ID}" "$label" "$G_DIR" "$tool" \
-				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" "$R_ROUTE" "$R_CPU" "$R_TCPU" >>"$RAW"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${gid:-$G_ID}" "$label" "$G_DIR" "$tool" \
+				"$r" "$st" "$secs" "$kib" "$G_BYTES" "$goal" "$R_ROUTE" "$R_CPU" "$R_TCPU" "$R_CONNS" >>"$RAW"
 			done_runs[i]=$((done_runs[i] + 1))
 			if [ "${secs%.*}" -ge "$long" ]; then
 				skip[i]=1
