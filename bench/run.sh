@@ -496,7 +496,10 @@ clk_tck=$(getconf CLK_TCK)
 # A ControlMaster: a real `ssh -M`, found again through the config.
 start_master() {	# rtt
 	local host=bench-cm-r$1 sock=$W/cm-r$1.sock pid
-	ssh -F "$W/ssh_config" -M -S "$sock" -fN "$host" </dev/null ||
+	# A master is the client's: with --quota-scope client it joins the quota.
+	local -a pre=()
+	[ "$qscope" = client ] && [ -n "$cg_quota" ] && pre=("$W/cg-exec" "$cg_quota/cgroup.procs" --)
+	"${pre[@]}" ssh -F "$W/ssh_config" -M -S "$sock" -fN "$host" </dev/null ||
 		die "could not start the ControlMaster for $host"
 	pid=$(ssh -F "$W/ssh_config" -S "$sock" -O check "$host" 2>&1 |
 		sed -n 's/.*pid=\([0-9]*\).*/\1/p')
