@@ -96,11 +96,14 @@ for k in ("FSCP_SSM_SIM_CYCLE_US", "FSCP_SSM_SIM_DELAY_MS", "FSCP_SSM_SIM_PAYLOA
           "FSCP_FAKE_AWS_THROTTLE_WINDOW_MS", "FSCP_FAKE_AWS_THROTTLE_STATE"):
     env.pop(k, None)
 
-# 1. Throughput, both directions at once (independent sessions).
+# 1. Throughput, both directions at once (independent sessions).  The pacing
+# is checked with the per-message CPU off (-m 0, checked in 2b): on a loaded
+# machine a CPU-starved session sends less, as the real plugin would.
+env_pace = dict(env, FSCP_SSM_SIM_MSG_CPU_US="0")
 up = subprocess.Popen([SIM, "127.0.0.1:%d" % sink_port], stdin=subprocess.PIPE,
-                      stdout=subprocess.DEVNULL, env=env)
+                      stdout=subprocess.DEVNULL, env=env_pace)
 down = subprocess.Popen([SIM, "127.0.0.1:%d" % source_port], stdin=subprocess.PIPE,
-                        stdout=subprocess.PIPE, env=env)
+                        stdout=subprocess.PIPE, env=env_pace)
 down.stdin.close()
 got = {}
 def reader():
