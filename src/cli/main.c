@@ -55,6 +55,8 @@ run_tuning(const struct route_tuning *t, struct xfer_params *xp)
 	xp->upload_inflight_bytes = t->write_inflight;
 }
 
+static void FSCP_NORETURN run_no_sftp(struct run *r, const char *what);
+
 static void
 run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
     const char *sample)
@@ -62,12 +64,15 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	struct xfer_params xp = { 0 };
 	const struct route_tuning *t;
 	struct sftp_conn **conns;
+	struct session_err err;
 	int n;
 
 	if (r->single)
-		r->s = session_open_one(r->o, host, user, port);
+		r->s = session_open_one(r->o, host, user, port, &err);
 	else
-		r->s = session_open(r->o, host, user, port, bytes, sample);
+		r->s = session_open(r->o, host, user, port, bytes, sample, &err);
+	if (r->s == NULL && err.fatal)
+		run_no_sftp(r, err.msg);
 	if (r->s == NULL)
 		return;		/* no SFTP there: run_for() answers NULL */
 	t = session_tuning(r->s);
@@ -348,8 +353,12 @@ source_for(struct run *r, const struct fscp_operand *s)
 
 	if (session_is_for(r->from, s->host, s->user, port))
 		return r->from;
+	struct session_err err;
+
 	source_close(r);
-	r->from = session_open_one(r->o, s->host, s->user, port);
+	r->from = session_open_one(r->o, s->host, s->user, port, &err);
+	if (r->from == NULL && err.fatal)
+		run_no_sftp(r, err.msg);
 	return r->from;
 }
 

@@ -440,6 +440,24 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 }
 
 void
+facts_route(const struct facts *f, const struct fscp_opts *o, int want, struct route_facts *rf)
+{
+	const struct sshcfg *cfg = f->cfg;
+
+	memset(rf, 0, sizeof(*rf));
+	rf->cfg = cfg;
+	rf->master_live = f->in.master_live;
+	rf->ssm = f->in.ssm;
+	rf->special = f->in.legacy_or_special;
+	rf->has_proxy = cfg != NULL && (cfg->proxycommand != NULL || cfg->proxyjump != NULL);
+	rf->compress = o->compress || (cfg != NULL && cfg->compression);
+	rf->want = want;
+	rf->connections = o->connections;
+	rf->cores = f->in.cores;
+	rf->ssm_start_cpu_s = o->ssm_start_cpu_s;
+}
+
+void
 facts_free(struct facts *f)
 {
 	free(f->direct);

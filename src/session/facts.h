@@ -10,6 +10,7 @@
 
 #include "policy/options.h"
 #include "policy/route.h"
+#include "policy/route_plan.h"
 #include "policy/sshcfg.h"
 #include "transport/proxycmd.h"
 
@@ -45,6 +46,10 @@ struct facts_lookup *facts_lookup_start(struct facts *f, const struct fscp_opts 
 bool facts_lookup_wait(struct facts_lookup *l, double s);
 /* Wait for it, free l: facts_direct_now's answer. */
 bool facts_lookup_end(struct facts_lookup *l);
+/* The facts the plan (route_plan) is given, from f and o; want as for
+ * facts_gather.  Points to f->cfg. */
+void facts_route(const struct facts *f, const struct fscp_opts *o, int want,
+    struct route_facts *rf);
 /* Free what f holds but its cfg. */
 void facts_free(struct facts *f);
 

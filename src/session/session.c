@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* session: the connections one host gets, as the route decides.
  *
- * session_open gathers the facts (facts.c) and asks the route, then opens
- * ssh exactly as scp would (standard) or a pool of fresh libssh
- * connections (pool.c), and falls back to the standard route when the
- * bypass cannot connect or log in without prompting.  After a download's
- * listing, session_grow adds the connections its size pays for. */
+ * session_open gathers the facts (facts.c) and asks the route and its plan
+ * (policy/route_plan), then opens what the plan says: ssh exactly as scp
+ * would (standard) or a pool of fresh libssh connections (pool.c), and
+ * falls back to the standard route when the bypass cannot connect or log
+ * in without prompting.  After a download's listing, session_grow adds
+ * the connections the plan's growth says.  Nothing here decides. */
 #include "config.h"
 #include "session/session.h"
 
@@ -20,13 +21,14 @@
 #include "util/mtext.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
+#include "policy/route_plan.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "transport/sshproc.h"
 #include "sftp/sftp.h"
 #include "session/facts.h"
 #include "session/pool.h"
+#include "session/session_int.h"
 
 struct session {
 	char *host, *user;
@@ -46,7 +48,8 @@ struct session {
 	struct route_tuning tune;	/* chunk and bytes in flight per channel */
 	struct pool *pending;		/* connections still coming up */
 	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
-	bool master_live;		/* the ControlPath answered */
+	struct route_facts facts;	/* what the plan is given (points to cfg) */
+	struct proc_cpu_sample cpu0;	/* /proc/stat when the session opened */
 	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
 	char *bypass_direct;
 	bool bypass_compress;
@@ -55,6 +58,19 @@ struct session {
 
 static void session_reserve(struct session *s, int more);
 static int session_bypass_wait(struct session *s, const struct pool_how *h, bool staged);
+
+/* The pool a plan says, made with proxy, direct and compress. */
+static struct pool_how
+session_how(const struct route_pool_plan *p, const char *proxy, const char *direct,
+    bool compress)
+{
+	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
+		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
+		.delay_s = p->delay_s, .wave = p->wave, .wave_s = p->wave_s,
+		.limit = p->limit };
+
+	return h;
+}
 
 /* The pool is done with: see pool_end. */
 static void
@@ -194,7 +210,7 @@ session_spec_adopt(struct session *s, int want)
  * shows as it logs in at LogLevel INFO or more, escaped as ssh escapes
  * it; once, from the first connection that has one.  Not beside a live
  * master: scp's ssh then logs in through it and shows no banner. */
-static void
+void
 session_say_for_ssh(const struct sshcfg *cfg, bool master_live, struct sshconn *const *ssh,
     int n)
 {
@@ -215,28 +231,21 @@ session_say_for_ssh(const struct sshcfg *cfg, bool master_live, struct sshconn *
 	}
 }
 
-/* A server whose banner comes this soon is near (sshd's own start takes
- * 5-6 ms here): a download from it lists over the speculative connection. */
-#define SESSION_NEAR_BANNER_MS	8.0
-
-/* Near, the speculative connection lists, and ssh does not run: its login
- * costs more CPU than a near copy can spare (in a 0.45 s download of 256
- * MiB, ~75 ms of ssh's, most of it its sntrup761 key exchange, and ~100
- * ms of sshd's), and a failed try costs little this near (ssh then
- * lists, as before).  Only where a non-interactive login looks likely.
- * True when the session has its first connection. */
+/* The speculative connection lists instead of ssh when the server's
+ * first bytes came within near_ms (the plan's spec_lists_ms), where a
+ * non-interactive login looks likely.  True when the session has its
+ * first connection. */
 static bool
-session_spec_lists(struct session *s, const struct fscp_opts *o)
+session_spec_lists(struct session *s, double near_ms)
 {
 	struct pool *b = s->pending;
 	double ms;
 
 	if (!sshconn_may_log_in(s->cfg))
 		return false;
-	ms = pool_first_byte_ms(b, SESSION_NEAR_BANNER_MS / 1e3);
-	if (ms < 0 || ms >= SESSION_NEAR_BANNER_MS) {
-		log_debug(1, "no first bytes from the server within %.0f ms: ssh lists",
-		    SESSION_NEAR_BANNER_MS);
+	ms = pool_first_byte_ms(b, near_ms / 1e3);
+	if (ms < 0 || ms >= near_ms) {
+		log_debug(1, "no first bytes from the server within %.0f ms: ssh lists", near_ms);
 		return false;
 	}
 	(void)pool_adopt(b, 1);
@@ -256,29 +265,26 @@ session_spec_lists(struct session *s, const struct fscp_opts *o)
 	    "connection lists, without ssh", ms);
 	session_say_for_ssh(s->cfg, false, s->ssh, s->nconns);
 	s->route = ROUTE_FRESH;
-	s->bypass_compress = o->compress || s->cfg->compression;
+	s->bypass_compress = s->facts.compress;
 	return true;
 }
 
 /* SSM sessions for a download were planned before its size was known,
  * and only the one that lists and one more started: now that the listing
- * has told, the waves start up to what the copy is worth (each start
- * costs a CLI's CPU, which the running sessions' relays need, and a
- * StartSession call). */
+ * has told, the waves start up to what the plan says the copy is worth. */
 static void
-session_ssm_trim(struct session *s, const struct fscp_opts *o, long long bytes)
+session_ssm_trim(struct session *s, const struct route_measure *m)
 {
-	struct route_ssm_cost c = { .cores = proc_cores(), .start_cpu_s = o->ssm_start_cpu_s };
+	int total = route_plan_ssm_total(&s->facts, s->route, m);
 	char size[32];
 	int limit;
 
-	if (s->route != ROUTE_SSM_PARALLEL || s->pending == NULL || bytes < 0 ||
-	    o->connections > 0)
+	if (s->pending == NULL || total <= 0)
 		return;
-	limit = pool_trim(s->pending, route_ssm_sessions(bytes, &c, ROUTE_SSM_MAX_SESSIONS, NULL));
+	limit = pool_trim(s->pending, total);
 	if (limit < 0)
 		return;
-	route_format_bytes(bytes, size, sizeof(size));
+	route_format_bytes(m->bytes, size, sizeof(size));
 	log_verbose("listed: %s to move, %d SSM session%s in all", size, limit,
 	    limit == 1 ? "" : "s");
 }
@@ -439,28 +445,32 @@ session_drop_from(struct session *s, int keep)
 	return bad;
 }
 
-/* false when the server answered INIT with something else (scp's error(),
- * said here; the caller's next line depends on the operand). */
+/* false when the session has no SFTP: err says why and whether that is
+ * scp's fatal() (ssh did not start, or closed the connection); when the
+ * server answered INIT with something else, scp's error() is said here
+ * (the caller's next line depends on the operand). */
 static bool
-session_open_standard(struct session *s, const struct fscp_opts *o)
+session_open_standard(struct session *s, const struct fscp_opts *o, struct session_err *err)
 {
 	struct fscp_stream st;
-	char err[256];
+	char msg[256];
+	int rc = o->sftp_direct != NULL ? sshproc_direct(o, &st) :
+	    sshproc_sftp(o, s->host, s->user, s->port, &st);
 
-	if (o->sftp_direct != NULL) {
-		if (sshproc_direct(o, &st) != 0)
-			log_fatal("Unable to open sftp connection");
-	} else if (sshproc_sftp(o, s->host, s->user, s->port, &st) != 0) {
+	if (rc != 0) {
 		session_pool_end(s, false);	/* a speculative one: no thread at exit */
-		log_fatal("Unable to open sftp connection");
+		err->fatal = true;
+		snprintf(err->msg, sizeof(err->msg), "Unable to open sftp connection");
+		return false;
 	}
 	s->conns = xcalloc(1, sizeof(*s->conns));
-	s->conns[0] = sftp_open(st, o->sftp_buflen, NULL, err, sizeof(err));
+	s->conns[0] = sftp_open(st, o->sftp_buflen, NULL, msg, sizeof(msg));
 	if (s->conns[0] == NULL) {
 		session_pool_end(s, false);
-		if (strcmp(err, SFTP_CLOSED) == 0)
-			log_fatal("%s", err);
-		log_error("%s", err);
+		snprintf(err->msg, sizeof(err->msg), "%s", msg);
+		err->fatal = strcmp(msg, SFTP_CLOSED) == 0;
+		if (!err->fatal)
+			log_error("%s", msg);
 		return false;
 	}
 	s->nconns = 1;
@@ -468,35 +478,21 @@ session_open_standard(struct session *s, const struct fscp_opts *o)
 	return true;
 }
 
-/* How long an upload through a master waits for its SFTP to open before
- * fresh connections start anyway: twice what a near one takes here. */
-#define SESSION_SPEC_DELAY_S	0.06
-
-/* Worth a speculative connection beside ssh's listing: a host the bypass
- * may grow onto after the listing (a plain one, or one behind a proxy
- * that is not SSM; a live master lists without a handshake anyway). */
-static bool
-session_spec_wanted(const struct route_input *in, int want)
-{
-	return want == 0 && in->cfg != NULL && !in->master_live && !in->ssm &&
-	    in->connections_wanted != 1 && !in->legacy_or_special;
-}
-
 /* How often a lookup running beside the start is looked in on (the idle
  * CPU since it started is measured again). */
 #define SESSION_LOOKUP_POLL_S	0.05
 
 /* An SSM download of unknown size whose direct address is looked for
- * (f->direct_later): the lookup runs on its own thread, and the first
- * session (h, one of them) starts beside it as soon as the CPU idle
- * since the lookup started says it would not slow the lookup down
+ * (f->direct_later): the lookup runs on its own thread, and the plan's
+ * first sessions (beside of them, from h) start beside it as soon as the
+ * CPU idle since the lookup started says it would not slow the lookup down
  * (route_lookup_beside_now), else after it as h says.  Returns -1 when the
  * lookup found a direct address (f says the new route; a session started
  * beside it is ended, most likely still in its CLI's start-up), else what
  * session_open_bypass returns. */
 static int
 session_open_looking(struct session *s, const struct fscp_opts *o, struct facts *f,
-    const struct pool_how *h)
+    const struct pool_how *h, int beside_n)
 {
 	struct pool_how one = *h;
 	struct proc_cpu_sample a, b;
@@ -504,7 +500,7 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 	bool beside = false;
 	double t0;
 
-	one.limit = 1;
+	one.limit = beside_n;
 	session_pool_end(s, true);
 	proc_cpu_sample(&a);
 	t0 = clock_now();
@@ -518,8 +514,9 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 		idle = proc_idle_cores(&a, &b);
 		if (!route_lookup_beside_now(idle, clock_now() - t0))
 			continue;
-		log_verbose("%.1f cores idle: 1 SSM session starts while the direct address is "
-		    "looked for", idle);
+		log_verbose("%.1f cores idle: %d SSM session%s start%s while the direct address "
+		    "is looked for", idle, beside_n, beside_n == 1 ? "" : "s",
+		    beside_n == 1 ? "s" : "");
 		s->pending = pool_start(o, s->cfg, &one);
 		beside = true;
 	}
@@ -535,121 +532,91 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 	return session_open_bypass(s, o, h, true);
 }
 
+/* The bypass the plan p says, for the route f decided.  Returns the
+ * channels that came up (0: the caller falls back to ssh), or -1 when a
+ * direct address was found meanwhile (f says the new route: plan again). */
+static int
+session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f,
+    const char *sample, const struct route_plan *p)
+{
+	char *proxy = NULL;
+	bool compress = p->compress;
+	struct pool_how h;
+	int n;
+
+	if (p->pool.via_proxy && (proxy = facts_proxy_command(o, s->cfg)) == NULL) {
+		log_route("route standard: the proxy command cannot be run here");
+		return 0;
+	}
+	if (p->compress_sample && facts_sample_compresses(sample)) {
+		log_verbose("data compresses well: zlib on over SSM");
+		compress = true;
+	}
+	h = session_how(&p->pool, proxy, f->direct, compress);
+	if (f->direct_later) {
+		n = session_open_looking(s, o, f, &h, p->beside);
+	} else {
+		if (h.limit > 0)
+			log_verbose("size unknown: %d SSM sessions start until the listing tells it",
+			    h.limit);
+		n = session_open_bypass(s, o, &h, p->pool.staged);
+	}
+	if (n > 0) {
+		session_say_for_ssh(s->cfg, s->facts.master_live, s->ssh, s->nconns);
+		s->route = p->kind;
+		s->bypass_proxy = proxy;
+		proxy = NULL;
+		s->bypass_direct = f->direct ? xstrdup(f->direct) : NULL;
+		s->bypass_compress = compress;
+	}
+	free(proxy);
+	return n;
+}
+
+/* The plan's speculative pool, beside ssh's listing or the master's. */
+static void
+session_open_spec(struct session *s, const struct fscp_opts *o, const struct route_plan *p)
+{
+	char *proxy = NULL;
+	struct pool_how h;
+
+	if (p->spec.via_proxy && (proxy = facts_proxy_command(o, s->cfg)) == NULL)
+		return;
+	log_debug(1, "%s", p->spec_why);
+	h = session_how(&p->spec, proxy, NULL, p->compress);
+	(void)session_open_bypass(s, o, &h, p->spec.staged);
+	if (p->spec_lists_ms > 0)
+		(void)session_spec_lists(s, p->spec_lists_ms);
+	free(proxy);
+}
+
 static struct session *
 session_open_n(const struct fscp_opts *o, const char *host, const char *user, int port,
-    long long bytes, const char *sample, int want)
+    long long bytes, const char *sample, int want, struct session_err *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
+	struct route_measure m = { .bytes = bytes, .rtt_ms = -1, .idle_cores = -1 };
+	struct route_plan p;
 	struct facts f;
-	struct route_input in;
-	struct route_decision d;
-	struct sshcfg *cfg;
-	char *proxy = NULL, *direct;
-	bool compress;
 
+	memset(err, 0, sizeof(*err));
 	pthread_mutex_init(&s->lock, NULL);
 	s->host = xstrdup(host);
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
 	facts_gather(&f, o, host, user, port, bytes, want, false);
-	in = f.in;
-	d = f.d;
-	cfg = s->cfg = f.cfg;
-	direct = f.direct;
-again:
-	if (d.kind != ROUTE_STANDARD && cfg != NULL) {
-		int n;
-
-		if (d.kind != ROUTE_SSM_DIRECT)
-			proxy = facts_proxy_command(o, cfg);
-		compress = o->compress || cfg->compression;
-		if (!compress && d.kind == ROUTE_SSM_PARALLEL && facts_sample_compresses(sample)) {
-			log_verbose("data compresses well: zlib on over SSM");
-			compress = true;
-		}
-		/* SSM sessions come up over a second or more, some later than
-		 * others: the copy starts on the first.  Direct connections:
-		 * the first one tells the round trip (a far one by its banner
-		 * already); a near server is given fewer, and the copy starts
-		 * while the others connect. */
-		bool probe_first = d.kind != ROUTE_SSM_PARALLEL && proxy == NULL &&
-		    in.connections_wanted == 0 && d.connections > 1;
-
-		/* An SSM session is capped by its data channel, not a window:
-		 * more channels in it gain nothing. */
-		int per = d.kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
-
-		struct pool_how h = { .proxy = proxy, .direct = direct,
-			.compress = compress, .n = d.connections, .per = per,
-			.probe = probe_first, .wave = d.wave, .wave_s = d.wave_s,
-			.limit = d.before_size };
-
-		if (f.direct_later) {
-			n = session_open_looking(s, o, &f, &h);
-			if (n < 0) {
-				/* A direct address: taken instead (the session
-				 * that started beside the lookup has ended). */
-				in = f.in;
-				d = f.d;
-				direct = f.direct;
-				free(proxy);
-				proxy = NULL;
-				goto again;
-			}
-		} else {
-			if (h.limit > 0)
-				log_verbose("size unknown: %d SSM sessions start until the listing "
-				    "tells it", h.limit);
-			n = session_open_bypass(s, o, &h,
-			    d.kind == ROUTE_SSM_PARALLEL || probe_first);
-		}
-		if (n > 0) {
-			session_say_for_ssh(cfg, in.master_live, s->ssh, s->nconns);
-			s->route = d.kind;
-			s->bypass_proxy = proxy ? xstrdup(proxy) : NULL;
-			s->bypass_direct = direct ? xstrdup(direct) : NULL;
-			s->bypass_compress = compress;
-		}
-	}
-	s->may_grow = s->route == ROUTE_STANDARD && d.grow && cfg != NULL && o->sftp_direct == NULL;
-	if (s->nconns == 0 && s->may_grow && session_spec_wanted(&in, want)) {
-		/* A download's size comes with its listing, over ssh; far away the
-		 * bypass connection would then cost its handshake in series.  It
-		 * starts now, beside ssh's: session_grow takes it when the copy
-		 * pays for it and ends it (cut short) when not. */
-		free(proxy);
-		proxy = cfg->proxycommand != NULL || cfg->proxyjump != NULL ?
-		    facts_proxy_command(o, cfg) : NULL;
-		if (proxy != NULL || (cfg->proxycommand == NULL && cfg->proxyjump == NULL)) {
-			log_debug(1, "a bypass connection starts while ssh lists");
-			struct pool_how h = { .proxy = proxy,
-				.compress = o->compress || cfg->compression, .n = 1,
-				.per = ROUTE_MAX_CHANNELS, .spec = true };
-
-			(void)session_open_bypass(s, o, &h, true);
-			if (proxy == NULL)
-				(void)session_spec_lists(s, o);
-		}
-	} else if (s->nconns == 0 && s->may_grow && in.master_live && bytes >= 0 &&
-	    in.connections_wanted == 0 && cfg->proxycommand == NULL && cfg->proxyjump == NULL) {
-		/* An upload through a master waits for the round trip its SFTP
-		 * measures as it opens (ssh's start and 4 round trips: 30 ms
-		 * near, 220 ms at 50 ms); fresh connections take about 10
-		 * round trips.  Unless the master has answered first, they
-		 * start after SESSION_SPEC_DELAY_S: the first one's banner
-		 * tells a far server, and the others start at once.  A near
-		 * copy thus pays for no handshake it does not use (one cut
-		 * after its login made a 64 MiB copy 9% slower). */
-		log_debug(1, "fresh connections start if the master's SFTP is slow to open");
-		struct pool_how h = { .compress = o->compress || cfg->compression,
-			.n = ROUTE_FRESH_CONNS - 1, .per = ROUTE_MAX_CHANNELS, .probe = true,
-			.spec = true, .delay_s = SESSION_SPEC_DELAY_S };
-
-		(void)session_open_bypass(s, o, &h, true);
-	}
+	s->cfg = f.cfg;
+	facts_route(&f, o, want, &s->facts);
+	proc_cpu_sample(&s->cpu0);
+	/* Planned again when a direct address turned up beside the start. */
+	do
+		route_plan_open(&s->facts, &f.d, &m, &p);
+	while (p.pool.n > 0 && session_open_route(s, o, &f, sample, &p) < 0);
+	s->may_grow = p.grow;
+	if (s->nconns == 0 && p.spec.n > 0)
+		session_open_spec(s, o, &p);
 	if (s->nconns == 0) {
-		if (!session_open_standard(s, o)) {
-			free(proxy);
+		if (!session_open_standard(s, o, err)) {
 			facts_free(&f);
 			(void)session_close(s);
 			return NULL;
@@ -658,234 +625,75 @@ again:
 			session_reserve(s, pool_size(s->pending));
 	}
 	session_set_inflight(s);
-	s->master_live = in.master_live;
-	free(proxy);
 	facts_free(&f);
-	/* Through a master the size may be known already (an upload): the
-	 * master's SFTP has just measured the round trip, so whether fresh
-	 * connections pay is known now, before the planning, and they come
-	 * up while it runs. */
-	if (s->may_grow && s->master_live && bytes >= 0)
+	if (p.grow_at_open)
 		(void)session_grow(s, o, bytes);
 	return s;
 }
 
-/* A legacy stream on a bypass: the exec channel, and the connection (and
- * proxy) it alone uses. */
-struct session_exec {
-	struct fscp_stream ch;
-	struct sshcfg *cfg;	/* ssh -G's answer */
-	struct sshconn *ssh;
-	pid_t proxy_pid;
-};
-
-static ssize_t
-session_exec_read(void *ctx, void *buf, size_t n)
-{
-	struct session_exec *x = ctx;
-
-	return x->ch.ops->read(x->ch.ctx, buf, n);
-}
-
-static ssize_t
-session_exec_write(void *ctx, const void *buf, size_t n)
-{
-	struct session_exec *x = ctx;
-
-	return x->ch.ops->write(x->ch.ctx, buf, n);
-}
-
-static void
-session_exec_free(struct session_exec *x)
-{
-	if (x->cfg != NULL) {
-		sshcfg_free(x->cfg);
-		free(x->cfg);
-	}
-	free(x);
-}
-
-static int
-session_exec_close(void *ctx)
-{
-	struct session_exec *x = ctx;
-	int rc = x->ch.ops->close(x->ch.ctx);
-
-	sshconn_close(x->ssh);
-	pool_reap(x->proxy_pid);
-	session_exec_free(x);
-	return rc;
-}
-
-static const struct fscp_stream_ops session_exec_ops = {
-	.read = session_exec_read,
-	.write = session_exec_write,
-	.close = session_exec_close,
-};
-
-/* One libssh connection for x, through the host's proxy (not for a
- * direct SSM address); false with the reason in err. */
-static bool
-session_exec_connect(struct session_exec *x, const struct fscp_opts *o,
-    const struct facts *f, const char *cmd, char *err, size_t errlen)
-{
-	struct sshconn_params p = {
-		.cfg = x->cfg, .proxy_fd = -1, .connect_host = f->direct,
-		.compress = o->compress || x->cfg->compression, .may_prompt = false,
-	};
-	char *proxy = f->d.kind == ROUTE_SSM_DIRECT ? NULL : facts_proxy_command(o, x->cfg);
-
-	if (proxy != NULL) {
-		p.proxy_fd = proxycmd_spawn(proxy, &x->proxy_pid, err, errlen);
-		free(proxy);
-		if (p.proxy_fd < 0)
-			return false;
-	}
-	if (sshconn_open(&p, &x->ssh, err, errlen) != SSHCONN_OK)
-		return false;
-	if (sshconn_exec_stream(x->ssh, cmd, &x->ch, err, errlen) != SSHCONN_OK) {
-		sshconn_close(x->ssh);
-		x->ssh = NULL;
-		return false;
-	}
-	return true;
-}
-
-int
-session_exec_open(const struct fscp_opts *o, const char *host, const char *user,
-    int port, long long bytes, const char *cmd, struct fscp_stream *out)
-{
-	struct session_exec *x = xcalloc(1, sizeof(*x));
-	struct facts f;
-	char err[512] = "";
-	bool ok = false;
-
-	facts_gather(&f, o, host, user, port, bytes, 0, true);
-	x->cfg = f.cfg;
-	/* The legacy protocol is one stream: only a route that is faster with
-	 * one connection pays (a fresh one beside a busy master, a direct
-	 * path around SSM).  A master with the size unknown stays. */
-	if (x->cfg != NULL && !f.d.grow &&
-	    (f.d.kind == ROUTE_FRESH || f.d.kind == ROUTE_SSM_DIRECT)) {
-		ok = session_exec_connect(x, o, &f, cmd, err, sizeof(err));
-		if (!ok)
-			log_route("bypass failed: %s; falling back to the standard route",
-			    err[0] ? pool_one_line(err) : "connection failed");
-	} else if (f.d.kind != ROUTE_STANDARD) {
-		log_route("route standard: the legacy protocol has one stream");
-	}
-	if (!ok) {
-		facts_free(&f);
-		pool_reap(x->proxy_pid);
-		session_exec_free(x);
-		return -1;
-	}
-	session_say_for_ssh(x->cfg, f.in.master_live, &x->ssh, 1);
-	facts_free(&f);
-	log_verbose("legacy protocol over a libssh exec channel: %s", cmd);
-	out->ops = &session_exec_ops;
-	out->ctx = x;
-	out->desc = "libssh exec channel";
-	return 0;
-}
-
 struct session *
 session_open(const struct fscp_opts *o, const char *host, const char *user, int port,
-    long long bytes, const char *sample)
+    long long bytes, const char *sample, struct session_err *err)
 {
-	return session_open_n(o, host, user, port, bytes, sample, 0);
+	return session_open_n(o, host, user, port, bytes, sample, 0, err);
 }
 
 struct session *
-session_open_one(const struct fscp_opts *o, const char *host, const char *user, int port)
+session_open_one(const struct fscp_opts *o, const char *host, const char *user, int port,
+    struct session_err *err)
 {
-	return session_open_n(o, host, user, port, -1, NULL, 1);
+	return session_open_n(o, host, user, port, -1, NULL, 1, err);
+}
+
+/* What the session has measured since it opened, for the plan. */
+static void
+session_measure(const struct session *s, struct route_measure *m)
+{
+	struct proc_cpu_sample now;
+
+	m->rtt_ms = session_rtt(s);
+	m->listed_bypass = s->ssh != NULL && s->ssh[0] != NULL;
+	proc_cpu_sample(&now);
+	m->idle_cores = proc_idle_cores(&s->cpu0, &now);
 }
 
 bool
 session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 {
-	struct route_input in = { .cfg = s->cfg, .bytes = bytes, .master_live = s->master_live };
-	struct route_decision d;
-	int had = s->nconns;
+	struct route_measure m = { .bytes = bytes };
+	struct route_growth g;
+	struct pool_how h;
+	int had = s->nconns, want;
+	char *proxy = NULL;
 
-	session_ssm_trim(s, o, bytes);
+	session_ssm_trim(s, &m);
 	if (!s->may_grow)
 		return false;
 	s->may_grow = false;
-	in.connections_wanted = o->connections;
-	in.cores = proc_cores();
-	in.rtt_ms = session_rtt(s);
-	route_decide(&in, &d);
-	/* Listed over a bypass connection of its own (near): it is one of
-	 * the connections, and carries the copy. */
-	bool listed_bypass = s->ssh != NULL && s->ssh[0] != NULL;
-
-	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
+	session_measure(s, &m);
+	route_plan_grow(&s->facts, &m, &g);
+	if (!g.grow) {
 		session_pool_end(s, false);	/* a speculative one, cut short */
-		if (listed_bypass)
-			log_route("route fresh: %s; the connection that listed carries it",
-			    d.reason);
-		else
-			log_route("route stays standard: %s", d.reason);
+		log_route("%s", g.reason);
 		return false;
 	}
-	/* Fresh: the ssh connection is one of them already.  Proxied: the
-	 * listing one has ssh's narrow windows, the new one comes on top. */
-	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
-	double rtt = in.rtt_ms;
-	int near = route_near_connections(rtt, in.cores);
-	bool near_only = near > 0 && in.connections_wanted == 0 && d.kind == ROUTE_FRESH;
-	/* Through the host's proxy whenever it has one (beside a master too:
-	 * a direct connect would go where the config does not send it). */
-	bool via_proxy = d.kind == ROUTE_PROXIED || s->cfg->proxycommand != NULL ||
-	    s->cfg->proxyjump != NULL;
-	char *proxy = via_proxy ? facts_proxy_command(o, s->cfg) : NULL;
-
-	if (near_only && listed_bypass) {
-		want = near - 1;
-		if (want <= 0) {
-			log_route("route fresh: %s (after listing); the server answers in %.2f ms "
-			    "and this machine has %d cores: the connection that listed carries it",
-			    d.reason, rtt, in.cores);
-			session_pool_end(s, false);
-			free(proxy);
-			return false;
-		}
-		log_route("route fresh: %s (after listing); the server answers in %.2f ms and "
-		    "this machine has %d cores: the connection that listed and %d more",
-		    d.reason, rtt, in.cores, want);
-	} else if (near_only) {
-		/* The listing measured the round trip: a near server is bound
-		 * by CPU, and the data goes faster over a libssh connection than
-		 * through an ssh process (256 MiB: 0.80 s against 1.1 s).  Open
-		 * what a near server is given; the listing connection rests. */
-		want = near;
-		log_route("route %s: %s (after listing); the server answers in %.2f ms and "
-		    "this machine has %d cores: %d fresh connection%s", route_name(d.kind),
-		    d.reason, rtt, in.cores, near, near == 1 ? "" : "s");
-	} else {
-		log_route("route %s: %s (after listing)", route_name(d.kind), d.reason);
-	}
-	if (via_proxy && proxy == NULL) {
+	log_route("%s", g.reason);
+	if (g.pool.via_proxy && (proxy = facts_proxy_command(o, s->cfg)) == NULL) {
 		session_pool_end(s, false);
 		log_route("route stays standard: the proxy command cannot be run here");
 		return false;
 	}
-	/* The one started beside ssh's listing counts; a far server's others
-	 * join while the listing connection starts on the data (at 50 ms a
-	 * libssh connection takes half a second). */
+	/* The one started beside ssh's listing counts. */
+	want = g.pool.n;
 	int adopted = session_spec_adopt(s, want);
 
 	if (adopted > 0)
 		log_verbose("the connection opened while listing joins the copy");
 	want -= adopted;
 	if (want > 0) {
-		struct pool_how h = { .proxy = proxy,
-			.compress = o->compress || s->cfg->compression, .n = want,
-			.per = ROUTE_MAX_CHANNELS };
-
-		(void)session_open_bypass(s, o, &h, !near_only);
+		h = session_how(&g.pool, proxy, NULL, s->facts.compress);
+		h.n = want;
+		(void)session_open_bypass(s, o, &h, g.pool.staged);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_route("route standard: no fresh connection came up; the listing one "
@@ -893,11 +701,12 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		free(proxy);
 		return false;
 	}
-	if (near_only && !listed_bypass)
+	if (g.rest_listing)
 		s->data_from = had;
-	s->route = d.kind;
+	s->route = g.kind;
+	free(s->bypass_proxy);
 	s->bypass_proxy = proxy;
-	s->bypass_compress = o->compress || s->cfg->compression;
+	s->bypass_compress = s->facts.compress;
 	session_set_inflight(s);
 	return s->nconns > had || session_pending_count(s) > 0;
 }
@@ -905,13 +714,14 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 struct sftp_conn *
 session_reconnect(struct session *s, const struct fscp_opts *o)
 {
+	struct route_pool_plan p;
+	struct pool_how h;
 	int had = s->nconns;
 
 	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
 		return NULL;
-	struct pool_how h = { .proxy = s->bypass_proxy, .direct = s->bypass_direct,
-		.compress = s->bypass_compress, .n = 1, .per = 1 };
-
+	route_plan_reconnect(&p);
+	h = session_how(&p, s->bypass_proxy, s->bypass_direct, s->bypass_compress);
 	if (session_open_bypass(s, o, &h, false) <= 0 || s->nconns == had)
 		return NULL;
 	return s->conns[s->nconns - 1];

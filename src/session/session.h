@@ -4,11 +4,12 @@
  *
  * Gathers the facts (session/facts: ssh -G, a connect() on the
  * ControlPath, AWS SSM in the ProxyCommand, a direct address for an SSM
- * instance), asks route_decide(), then opens either ssh exactly as scp
- * would (standard) or N fresh libssh sessions (session/pool), each with
- * its SFTP channels.  A bypass that cannot connect or authenticate without
- * prompting falls back to the standard route.  struct session is private:
- * its users read it through the calls below. */
+ * instance), asks route_decide() and its plan (policy/route_plan), then
+ * opens what the plan says: either ssh exactly as scp would (standard) or
+ * N fresh libssh sessions (session/pool), each with its SFTP channels.
+ * A bypass that cannot connect or authenticate without prompting falls
+ * back to the standard route.  struct session is private: its users read
+ * it through the calls below. */
 #ifndef FSCP_SESSION_H
 #define FSCP_SESSION_H
 
@@ -20,12 +21,20 @@
 struct session;
 struct sftp_conn;
 
+/* Why a session did not open. */
+struct session_err {
+	bool fatal;		/* scp's fatal(): even the standard route could not
+				   start (or its server closed the connection);
+				   the caller says msg and ends with status 255 */
+	char msg[256];		/* what to say (said already when !fatal) */
+};
 /* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
  * sample is a local file whose data shows whether compression pays (or
- * NULL).  Exits 255 like scp when even the standard route cannot start;
- * NULL when its server answered SFTP's INIT with another packet (said). */
+ * NULL).  NULL and *err set when no SFTP session could be opened: fatal
+ * when even the standard route cannot start, else its server answered
+ * SFTP's INIT with another packet (said). */
 struct session *session_open(const struct fscp_opts *o, const char *host, const char *user,
-    int port, long long bytes, const char *sample);
+    int port, long long bytes, const char *sample, struct session_err *err);
 /* The legacy protocol's one stream to host, running cmd, over a libssh
  * exec channel when the route for about bytes (-1 unknown) is one a single
  * fresh connection beats ssh on (fresh beside a live master, ssm-direct).
@@ -37,7 +46,7 @@ int session_exec_open(const struct fscp_opts *o, const char *host, const char *u
  * remote): size unknown, one connection (or SSM session) whatever
  * FSCP_CONNECTIONS says; session_grow may still add fresh ones. */
 struct session *session_open_one(const struct fscp_opts *o, const char *host,
-    const char *user, int port);
+    const char *user, int port, struct session_err *err);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  The connection array may move either way: read

@@ -13,22 +13,18 @@
 #include "policy/route.h"
 #include "policy/sshcfg.h"
 #include "transport/proxycmd.h"
+#include "route_cfgs.h"
 
 #define KiB 1024LL
 #define MiB (1024LL * 1024)
 #define GiB (1024LL * 1024 * 1024)
 
 /* ssh -G-like texts (the keys route and proxycmd look at). */
-#define BASE "user root\nport 22\nconnecttimeout none\nstricthostkeychecking ask\n"
-static const char *cfg_plain = "host web1\nhostname web1.example.org\n" BASE
-    "controlmaster false\n";
-static const char *cfg_cm_auto = "host db\nhostname db.example.org\n" BASE
-    "controlmaster auto\ncontrolpath /root/.ssh/cm-x\ncontrolpersist 10m\n";
+static const char *cfg_plain = CFG_PLAIN;
+static const char *cfg_cm_auto = CFG_CM_AUTO;
 static const char *cfg_cm_client = "host db\nhostname db.example.org\n" BASE
     "controlmaster false\ncontrolpath /root/.ssh/cm-y\n";
-static const char *cfg_ssm_doc = "host i-0abc\nhostname i-0abc\n" BASE
-    "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
-    "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n";
+static const char *cfg_ssm_doc = CFG_SSM_DOC;
 static const char *cfg_ssm_bare = "host i-0abc\nhostname i-0abc\n" BASE
     "proxycommand aws ssm start-session --target %h --document-name "
     "AWS-StartSSHSession --parameters portNumber=%p --profile prod --region eu-west-1\n";
@@ -39,16 +35,12 @@ static const char *cfg_ssm_cm = "host i-0abc\nhostname i-0abc\n" BASE
     "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
     "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n"
     "controlmaster auto\ncontrolpath /root/.ssh/cm-z\n";
-static const char *cfg_jump = "host inner\nhostname 10.0.0.5\n" BASE
-    "proxyjump ssm-bastion\n";
+static const char *cfg_jump = CFG_JUMP;
 static const char *cfg_jump_bastion = "host ssm-bastion\nhostname i-0bas\n" BASE
     "proxycommand sh -c \"aws ssm start-session --target %h --document-name "
     "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n";
-static const char *cfg_nc = "host old\nhostname old.example\n" BASE
-    "proxycommand nc -X connect -x proxy:3128 %h %p\n";
-static const char *cfg_corkscrew = "host old\nhostname old.example\n" BASE
-    "proxycommand corkscrew proxy.example 8080 %h %p\n"
-    "controlmaster auto\ncontrolpath /tmp/cm-old\n";
+static const char *cfg_nc = CFG_NC;
+static const char *cfg_corkscrew = CFG_CORKSCREW;
 
 enum { NO = 0, YES = 1 };
 
@@ -590,6 +582,9 @@ START_TEST(ssm_lookup_when)
 }
 END_TEST
 
+/* check_route_plan.c: the plan's tables. */
+TCase *route_plan_tcase(void);
+
 static Suite *
 route_suite(void)
 {
@@ -612,6 +607,7 @@ route_suite(void)
 	tcase_add_test(tc, long_controlpath_truncates);
 	tcase_add_test(tc, ssm_lookup_when);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, route_plan_tcase());
 	return s;
 }
 

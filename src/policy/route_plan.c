@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* route_plan: how a session carries the route out, pure (see route_plan.h).
+ *
+ * Opening.  SSM sessions come up over a second or more, some later than
+ * others: the copy starts on the first, one channel each (a session is
+ * capped by its data channel, not a window).  Direct connections (fresh,
+ * ssm-direct): the first one tells the round trip (a far one by its banner
+ * already), a near server is given fewer, and the copy starts while the
+ * others connect.  Through a proxy every connection costs one more proxy,
+ * so they all start as the route says.
+ *
+ * A standard route that decides again after the listing may start a
+ * connection beside ssh's meanwhile (a far server's handshake then costs
+ * nothing in series), and near, that one lists instead of ssh.
+ *
+ * Growth.  The listing measured the round trip: far, new connections join
+ * the copy already running on the listing one; near, the copy is bound by
+ * CPU, so a near server gets what route_near_connections gives and the
+ * listing connection (an ssh process, slower than libssh) rests. */
+#include "config.h"
+#include "policy/route_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* How long an upload through a master waits for its SFTP to open before
+ * fresh connections start anyway: twice what a near one takes here. */
+#define ROUTE_PLAN_SPEC_DELAY_S	0.06
+
+/* A server whose banner comes this soon is near (sshd's own start takes
+ * 5-6 ms here): a download from it lists over the speculative connection,
+ * and ssh does not run: its login costs more CPU than a near copy can
+ * spare (in a 0.45 s download of 256 MiB, ~75 ms of ssh's, most of it its
+ * sntrup761 key exchange, and ~100 ms of sshd's), and a failed try costs
+ * little this near (ssh then lists, as before). */
+#define ROUTE_PLAN_NEAR_BANNER_MS	8.0
+
+/* Connections wanted for this session: the caller's cap, else the user's. */
+static int
+plan_wanted(const struct route_facts *f)
+{
+	return f->want > 0 ? f->want : f->connections;
+}
+
+/* Worth a speculative connection beside ssh's listing: a host the bypass
+ * may grow onto after the listing (a plain one, or one behind a proxy
+ * that is not SSM; a live master lists without a handshake anyway). */
+static bool
+plan_spec_wanted(const struct route_facts *f)
+{
+	return f->want == 0 && f->cfg != NULL && !f->master_live && !f->ssm &&
+	    f->connections != 1 && !f->special;
+}
+
+/* The speculative pools of a standard route that decides again later. */
+static void
+plan_spec(const struct route_facts *f, const struct route_measure *m, struct route_plan *p)
+{
+	struct route_pool_plan *s = &p->spec;
+
+	if (plan_spec_wanted(f)) {
+		/* A download's size comes with its listing, over ssh; far
+		 * away the bypass connection would then cost its handshake in
+		 * series.  It starts now, beside ssh's: the growth takes it
+		 * when the copy pays for it and ends it (cut short) when not. */
+		s->n = 1;
+		s->per = ROUTE_MAX_CHANNELS;
+		s->via_proxy = f->has_proxy;
+		s->spec = s->staged = true;
+		p->spec_lists_ms = f->has_proxy ? 0 : ROUTE_PLAN_NEAR_BANNER_MS;
+		p->spec_why = "a bypass connection starts while ssh lists";
+	} else if (f->master_live && m->bytes >= 0 && plan_wanted(f) == 0 && !f->has_proxy) {
+		/* An upload through a master waits for the round trip its SFTP
+		 * measures as it opens (ssh's start and 4 round trips: 30 ms
+		 * near, 220 ms at 50 ms); fresh connections take about 10
+		 * round trips.  Unless the master has answered first, they
+		 * start after ROUTE_PLAN_SPEC_DELAY_S: the first one's banner
+		 * tells a far server, and the others start at once.  A near
+		 * copy thus pays for no handshake it does not use (one cut
+		 * after its login made a 64 MiB copy 9% slower). */
+		s->n = ROUTE_FRESH_CONNS - 1;
+		s->per = ROUTE_MAX_CHANNELS;
+		s->probe = s->spec = s->staged = true;
+		s->delay_s = ROUTE_PLAN_SPEC_DELAY_S;
+		p->spec_why = "fresh connections start if the master's SFTP is slow to open";
+	}
+}
+
+void
+route_plan_open(const struct route_facts *f, const struct route_decision *d,
+    const struct route_measure *m, struct route_plan *p)
+{
+	struct route_pool_plan *b = &p->pool;
+
+	memset(p, 0, sizeof(*p));
+	p->kind = d->kind;
+	p->compress = f->compress;
+	if (d->kind != ROUTE_STANDARD && f->cfg != NULL) {
+		/* ssm-direct goes around the proxy; every other bypass
+		 * connects where the config sends ssh. */
+		b->via_proxy = d->kind != ROUTE_SSM_DIRECT && f->has_proxy;
+		b->probe = d->kind != ROUTE_SSM_PARALLEL && !b->via_proxy &&
+		    plan_wanted(f) == 0 && d->connections > 1;
+		b->n = d->connections;
+		b->per = d->kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
+		b->staged = d->kind == ROUTE_SSM_PARALLEL || b->probe;
+		b->wave = d->wave;
+		b->wave_s = d->wave_s;
+		b->limit = d->before_size;
+		p->compress_sample = d->kind == ROUTE_SSM_PARALLEL && !f->compress;
+		/* Beside a direct address's lookup, one session: a second
+		 * CLI would slow the lookup down. */
+		p->beside = 1;
+	}
+	/* d->grow comes only with the standard route; a bypass that failed
+	 * falls back to ssh and has its size planned already. */
+	p->grow = d->grow && f->cfg != NULL;
+	if (!p->grow)
+		return;
+	plan_spec(f, m, p);
+	/* Through a master the size may be known already (an upload): the
+	 * master's SFTP has just measured the round trip, so whether fresh
+	 * connections pay is known now, before the planning, and they come
+	 * up while it runs. */
+	p->grow_at_open = f->master_live && m->bytes >= 0;
+}
+
+void
+route_plan_grow(const struct route_facts *f, const struct route_measure *m,
+    struct route_growth *g)
+{
+	struct route_input in = { .cfg = f->cfg, .bytes = m->bytes, .master_live = f->master_live,
+		.connections_wanted = f->connections, .cores = f->cores, .rtt_ms = m->rtt_ms };
+	struct route_decision d;
+	struct route_pool_plan *b = &g->pool;
+
+	memset(g, 0, sizeof(*g));
+	route_decide(&in, &d);
+	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
+		/* Listed over a bypass connection of its own (near): it is one
+		 * of the connections, and carries the copy. */
+		if (m->listed_bypass)
+			snprintf(g->reason, sizeof(g->reason), "route fresh: %s; the connection "
+			    "that listed carries it", d.reason);
+		else
+			snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
+			    d.reason);
+		return;
+	}
+	/* Fresh: the listing connection is one of them already.  Proxied:
+	 * it has ssh's narrow windows, the new one comes on top. */
+	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
+	int near = route_near_connections(m->rtt_ms, f->cores);
+	bool near_only = near > 0 && f->connections == 0 && d.kind == ROUTE_FRESH;
+
+	g->grow = true;
+	g->kind = d.kind;
+	if (near_only && m->listed_bypass) {
+		want = near - 1;
+		if (want <= 0) {
+			g->grow = false;
+			snprintf(g->reason, sizeof(g->reason), "route fresh: %s (after listing); the "
+			    "server answers in %.2f ms and this machine has %d cores: the "
+			    "connection that listed carries it", d.reason, m->rtt_ms, f->cores);
+			return;
+		}
+		snprintf(g->reason, sizeof(g->reason), "route fresh: %s (after listing); the server "
+		    "answers in %.2f ms and this machine has %d cores: the connection that "
+		    "listed and %d more", d.reason, m->rtt_ms, f->cores, want);
+	} else if (near_only) {
+		/* A near server is bound by CPU, and the data goes faster over
+		 * a libssh connection than through an ssh process (256 MiB:
+		 * 0.80 s against 1.1 s): the listing connection rests. */
+		want = near;
+		g->rest_listing = true;
+		snprintf(g->reason, sizeof(g->reason), "route %s: %s (after listing); the server "
+		    "answers in %.2f ms and this machine has %d cores: %d fresh connection%s",
+		    route_name(d.kind), d.reason, m->rtt_ms, f->cores, near, near == 1 ? "" : "s");
+	} else {
+		snprintf(g->reason, sizeof(g->reason), "route %s: %s (after listing)",
+		    route_name(d.kind), d.reason);
+	}
+	b->n = want;
+	b->per = ROUTE_MAX_CHANNELS;
+	/* Through the host's proxy whenever it has one (beside a master
+	 * too: a direct connect would go where the config does not send it). */
+	b->via_proxy = d.kind == ROUTE_PROXIED || f->has_proxy;
+	/* Far, the listing connection starts on the data meanwhile (at 50
+	 * ms a libssh connection takes half a second). */
+	b->staged = !near_only;
+}
+
+int
+route_plan_ssm_total(const struct route_facts *f, enum route_kind kind,
+    const struct route_measure *m)
+{
+	struct route_ssm_cost c = { .cores = f->cores, .start_cpu_s = f->ssm_start_cpu_s };
+
+	/* Each start costs a CLI's CPU, which the running sessions' relays
+	 * need, and a StartSession call: only what the size pays for. */
+	if (kind != ROUTE_SSM_PARALLEL || m->bytes < 0 || f->connections > 0)
+		return 0;
+	return route_ssm_sessions(m->bytes, &c, ROUTE_SSM_MAX_SESSIONS, NULL);
+}
+
+bool
+route_plan_exec(const struct route_facts *f, const struct route_decision *d, bool *via_proxy)
+{
+	/* One stream: only a route that is faster with one connection pays
+	 * (a fresh one beside a busy master, a direct path around SSM).  A
+	 * master with the size unknown stays. */
+	*via_proxy = d->kind != ROUTE_SSM_DIRECT && f->has_proxy;
+	return f->cfg != NULL && !d->grow &&
+	    (d->kind == ROUTE_FRESH || d->kind == ROUTE_SSM_DIRECT);
+}
+
+void
+route_plan_reconnect(struct route_pool_plan *p)
+{
+	/* The engine asks when every connection died with work left: one
+	 * that comes up soon is worth more than several channels. */
+	memset(p, 0, sizeof(*p));
+	p->n = 1;
+	p->per = 1;
+}

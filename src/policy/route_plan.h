@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* route_plan: how a session carries a route out, a pure function of the
+ * facts and the measurements, as route_decide is of the facts.
+ *
+ * route_decide says which route; the plan says what the session opens for
+ * it (the pool's shape, channels per connection, through the proxy or
+ * not), what starts speculatively beside ssh's listing, whether and when
+ * the route is decided again, and after the listing how much it grows and
+ * where the data starts.  session/ gathers the inputs, opens what the plan
+ * says and decides nothing itself.
+ *
+ * The inputs are built to take more measurements (issue 19's adaptive
+ * rules: goodput per interval, idle CPU, the CLI's measured start): a
+ * field not measured yet says so (< 0), and every rule reads it that way. */
+#ifndef FSCP_ROUTE_PLAN_H
+#define FSCP_ROUTE_PLAN_H
+
+#include <stdbool.h>
+
+#include "policy/route.h"
+
+struct sshcfg;
+
+/* What is known about the host before anything opens. */
+struct route_facts {
+	const struct sshcfg *cfg;	/* ssh -G's answer (NULL: failed) */
+	bool master_live;	/* the ControlPath answered */
+	bool ssm;		/* reached through AWS SSM */
+	bool special;		/* a mode that needs the standard route (-D, -S ...) */
+	bool has_proxy;		/* the config sends connections through a
+				   ProxyCommand or ProxyJump */
+	bool compress;		/* -C or Compression yes */
+	int want;		/* the caller's cap on connections (0: none;
+				   1: a copy over one connection) */
+	int connections;	/* FSCP_CONNECTIONS (0: fscp chooses) */
+	int cores;		/* local CPUs (0: one) */
+	double ssm_start_cpu_s;	/* CPU of one SSM CLI start (0: the default) */
+};
+
+/* What has been measured since, or is known now. */
+struct route_measure {
+	long long bytes;	/* to move; -1 before a download's listing */
+	double rtt_ms;		/* quickest SFTP round trip of the session's
+				   connections; < 0: not measured */
+	bool listed_bypass;	/* the listing ran on a libssh connection */
+	double idle_cores;	/* CPUs idle on average since the session
+				   opened (/proc/stat); < 0: not measured.
+				   No rule reads it yet (issue 19) */
+};
+
+/* One pool of connections to start. */
+struct route_pool_plan {
+	int n;			/* connections (SSM sessions); 0: none */
+	int per;		/* SFTP channels each, at most */
+	bool via_proxy;		/* through the host's proxy command */
+	bool probe;		/* the first one tells how many more start */
+	bool staged;		/* the copy starts on the first one up, the
+				   others join as they come */
+	bool spec;		/* speculative: nobody waits for it yet */
+	double delay_s;		/* > 0: the first starts this late */
+	int wave;		/* > 0: this many start at a time ... */
+	double wave_s;		/* ... one wave every wave_s seconds */
+	int limit;		/* > 0: no more start until the size is known */
+};
+
+/* The session's opening. */
+struct route_plan {
+	enum route_kind kind;		/* the route decided */
+	struct route_pool_plan pool;	/* its bypass (n 0: the standard route) */
+	bool compress;
+	bool compress_sample;		/* zlib on too when a sample of the data
+					   compresses (SSM is capped after ssh) */
+	int beside;			/* SSM sessions that start while a direct
+					   address is looked for */
+	bool grow;			/* standard until the size is known: plan
+					   the growth after the listing */
+	bool grow_at_open;		/* ... at once after opening (an upload
+					   through a master, which measures the
+					   round trip as it opens) */
+	struct route_pool_plan spec;	/* beside ssh's listing (n 0: none) */
+	double spec_lists_ms;		/* > 0: the speculative connection lists
+					   instead of ssh when the server's first
+					   bytes came within this (near) */
+	const char *spec_why;		/* -vv's line for the speculative pool */
+};
+
+/* The opening, from the facts, the route decision over them and the size
+ * (m->bytes). */
+void route_plan_open(const struct route_facts *f, const struct route_decision *d,
+    const struct route_measure *m, struct route_plan *p);
+
+/* After the listing, a route that was standard until the size was known. */
+struct route_growth {
+	bool grow;			/* false: the session stays as it is (a
+					   speculative pool is ended) */
+	enum route_kind kind;		/* the route from now on, when grow */
+	struct route_pool_plan pool;	/* connections to add, a speculative
+					   pool's among them */
+	bool rest_listing;		/* the listing connection rests: the data
+					   starts at the new ones */
+	char reason[512];		/* -v's route line */
+};
+void route_plan_grow(const struct route_facts *f, const struct route_measure *m,
+    struct route_growth *g);
+
+/* SSM sessions a route of kind started before the size was known should
+ * come to in all, now that m->bytes is; 0: no change. */
+int route_plan_ssm_total(const struct route_facts *f, enum route_kind kind,
+    const struct route_measure *m);
+
+/* The legacy protocol's one stream: does a libssh exec channel carry it
+ * (a route one fresh connection beats ssh on), and through the proxy? */
+bool route_plan_exec(const struct route_facts *f, const struct route_decision *d,
+    bool *via_proxy);
+
+/* A connection opened again after every one died: one, one channel. */
+void route_plan_reconnect(struct route_pool_plan *p);
+
+#endif
