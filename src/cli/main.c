@@ -581,7 +581,7 @@ tolocal(struct run *r)
 
 			if (pl != NULL)
 				run_planned(r, plan_download(pl, s.path, dst));
-			else
+			else if (r->end == 0)	/* not the earlier copy's loss */
 				log_error("sftp connection failed");
 		}
 		operand_free(&s);
