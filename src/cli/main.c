@@ -43,7 +43,32 @@ struct run {
 	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
 	struct session *from;	/* remote to remote: the open source, or NULL */
 	bool single;		/* only remote sources: the target needs one connection */
+	/* Where scp would exit early: its status (0: the copy goes on) and
+	 * what its fatal() says, said by main once everything is closed. */
+	int end;
+	char fatal[1024];
 };
+
+/* The copy ends here as scp's exit(status) or fatal() ends scp (fatal
+ * NULL: nothing more to say).  The first end counts; every caller returns
+ * once r->end is set, and main() alone closes, says and exits. */
+static void
+run_end(struct run *r, int status, const char *fatal)
+{
+	if (r->end != 0)
+		return;
+	r->end = status;
+	if (fatal != NULL)
+		snprintf(r->fatal, sizeof(r->fatal), "%s", fatal);
+}
+
+/* A legacy call's end, with its fatal() message. */
+static void
+run_legacy_end(struct run *r, int status)
+{
+	if (status != 0)
+		run_end(r, status, scp_legacy_fatal(&r->legacy));
+}
 
 /* How the route's tuning drives the engine: piece sizes, bytes in flight. */
 static void
@@ -123,7 +148,7 @@ run_reconnect(void *ctx)
 
 /* Before an early exit: everything closed, every connection thread
  * joined (one still in its handshake at exit() would crash in OpenSSL's
- * freed state).  What is unmoved stays unmoved. */
+ * freed state).  What is unmoved stays unmoved.  Only main() calls it. */
 static void
 run_shutdown(struct run *r)
 {
@@ -137,27 +162,24 @@ run_shutdown(struct run *r)
 	r->from = NULL;
 }
 
-/* Every connection died with work left: scp's lostconn(), or its fatal()
- * when the last one was given up for a broken reply. */
-static void FSCP_NORETURN
+/* Every connection died with work left: scp's lostconn() (said now, as
+ * scp says it before its cleanup), or its fatal() when the last one was
+ * given up for a broken reply. */
+static void
 run_lost(struct run *r)
 {
-	char fatal[256] = "";
-
-	if (r->x != NULL && xfer_fatal(r->x) != NULL)
-		snprintf(fatal, sizeof(fatal), "%s", xfer_fatal(r->x));
-	else
+	if (r->x != NULL && xfer_fatal(r->x) != NULL) {
+		run_end(r, 255, xfer_fatal(r->x));
+	} else {
 		fputs("lost connection\n", stderr);
-	run_shutdown(r);
-	if (fatal[0] != '\0')
-		log_fatal("%s", fatal);
-	exit(1);
+		run_end(r, 1, NULL);
+	}
 }
 
 static void
 run_close(struct run *r)
 {
-	if (r->x == NULL)
+	if (r->x == NULL || r->end != 0)
 		return;
 	plan_free(r->pl);
 	r->pl = NULL;
@@ -169,8 +191,10 @@ run_close(struct run *r)
 		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(r->s) };
 
 	xfer_set_joiner(r->x, &j);
-	if (xfer_run(r->x) != 0)
+	if (xfer_run(r->x) != 0) {
 		run_lost(r);
+		return;		/* main() closes what is open */
+	}
 	xfer_free(r->x);
 	r->x = NULL;
 	/* scp counts a failing ssh as an error. */
@@ -180,15 +204,16 @@ run_close(struct run *r)
 }
 
 /* A session that did not open (its server refused SFTP): scp's fatal(). */
-static void FSCP_NORETURN
+static void
 run_no_sftp(struct run *r, const char *what)
 {
-	run_shutdown(r);
-	log_fatal("%s", what);
+	run_end(r, 255, what);
 }
 
 /* A planning step ended as scp ends: what is planned moves first (scp
- * copies in order), then fatal()'s message and 255. */
+ * copies in order), then fatal()'s message and 255.  A synchronous
+ * request that finds the connection gone is scp's fatal() too
+ * ("Connection closed"). */
 static void
 run_planned(struct run *r, enum plan_status st)
 {
@@ -196,17 +221,12 @@ run_planned(struct run *r, enum plan_status st)
 
 	if (st == PLAN_OK)
 		return;
-	if (r->pl != NULL && plan_fatal_msg(r->pl) != NULL)
+	if (st == PLAN_LOST)
+		snprintf(msg, sizeof(msg), "Connection closed");
+	else if (r->pl != NULL && plan_fatal_msg(r->pl) != NULL)
 		snprintf(msg, sizeof(msg), "%s", plan_fatal_msg(r->pl));
 	run_close(r);
-	run_shutdown(r);
-	/* A synchronous request that finds the connection gone is scp's
-	 * fatal() too ("Connection closed"). */
-	if (st == PLAN_LOST)
-		log_fatal("Connection closed");
-	if (msg[0] != '\0')
-		log_fatal("%s", msg);
-	exit(255);
+	run_end(r, 255, msg[0] != '\0' ? msg : NULL);
 }
 
 /* Reuse the open session for consecutive operands on the same host.
@@ -220,6 +240,8 @@ run_for(struct run *r, const char *host, const char *user, int port, long long b
 	if (r->x != NULL && session_is_for(r->s, host, user, port))
 		return r->pl;
 	run_close(r);
+	if (r->end != 0)
+		return NULL;
 	run_open(r, host, user, port, bytes, sample);
 	return r->pl;
 }
@@ -299,6 +321,8 @@ effective_port(const struct fscp_opts *o, const struct fscp_operand *op)
 static void
 remote_to_remote_scp(struct run *r, const struct fscp_operand *s, const struct fscp_operand *t)
 {
+	int st = 0;
+
 	if (s->user != NULL && !operand_okname(s->user)) {
 		fprintf(stderr, "%s: invalid user name\n", s->user);
 		log_count_error();
@@ -309,13 +333,14 @@ remote_to_remote_scp(struct run *r, const struct fscp_operand *s, const struct f
 		struct scp_legacy_end from = { s->host, s->user, s->port, s->path };
 		struct scp_legacy_end to = { t->host, t->user, t->port, t->path };
 
-		scp_legacy_remote(&r->legacy, &from, &to);
+		st = scp_legacy_remote(&r->legacy, &from, &to);
 	} else if (r->o->legacy) {
 		struct scp_legacy_end from = { s->host, s->user, effective_port(r->o, s), s->path };
 		struct scp_legacy_end to = { t->host, t->user, effective_port(r->o, t), t->path };
 
-		scp_legacy_through_local(&r->legacy, &from, &to);
+		st = scp_legacy_through_local(&r->legacy, &from, &to);
 	}
+	run_legacy_end(r, st);
 }
 
 /* Grow s into its bypass as a copy of bytes would; the connection to use,
@@ -381,18 +406,24 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	long long bytes;
 	bool grew;
 
-	if (run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL) == NULL)
+	if (run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL) == NULL) {
 		run_no_sftp(r, "Unable to open destination connection");
+		return;
+	}
 	/* The planning runs on the connections already up, without waiting
 	 * for the ones still coming up (grow_for() opens what the size needs). */
 	session_end_pending(r->s);
 	/* Uploads of earlier local sources go first: scp copies in order, and
 	 * a later source may land on the same name. */
-	if (xfer_run(r->x) != 0)
+	if (xfer_run(r->x) != 0) {
 		run_lost(r);
+		return;
+	}
 	src = source_for(r, s);
-	if (src == NULL)
+	if (src == NULL) {
 		run_no_sftp(r, "Unable to open source connection");
+		return;
+	}
 	enum plan_status pst = crossload_plan(session_data_conn(src), session_data_conn(r->s),
 	    s->path, t->path, &cp, &pl);
 
@@ -401,10 +432,8 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 		 * once every session is closed and its threads joined; or a
 		 * ~user path the server could not expand, said already. */
 		crossload_plan_free(pl);
-		run_shutdown(r);
-		if (pst == PLAN_FATAL)
-			exit(255);
-		log_fatal("Connection closed");
+		run_end(r, 255, pst == PLAN_FATAL ? NULL : "Connection closed");
+		return;
 	}
 	bytes = crossload_plan_bytes(pl);
 	from = grow_for(src, r->o, bytes, NULL);
@@ -416,11 +445,8 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 
 	if (crossload_run(pl, from, to, session_tuning(src)->read_inflight,
 	    session_tuning(r->s)->read_inflight, fatal,
-	    sizeof(fatal)) != 0) {
-		crossload_plan_free(pl);
-		run_shutdown(r);
-		log_fatal("%s", fatal);
-	}
+	    sizeof(fatal)) != 0)
+		run_end(r, 255, fatal);
 	crossload_plan_free(pl);
 }
 
@@ -452,7 +478,7 @@ toremote(struct run *r)
 		operand_free(&t);
 		return;
 	}
-	for (int i = 0; i < o->noperands - 1; i++) {
+	for (int i = 0; i < o->noperands - 1 && r->end == 0; i++) {
 		struct fscp_operand s;
 
 		if (!parse_operand(o->operands[i], &s))
@@ -470,28 +496,33 @@ toremote(struct run *r)
 			continue;
 		}
 		if (o->legacy) {
-			scp_legacy_upload(&r->legacy, t.host, t.user, effective_port(o, &t),
-			    t.path, o->operands[i], bytes);
+			run_legacy_end(r, scp_legacy_upload(&r->legacy, t.host, t.user,
+			    effective_port(o, &t), t.path, o->operands[i], bytes));
 			operand_free(&s);
 			continue;
 		}
 		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
 
-		if (pl == NULL)
+		if (pl == NULL) {
 			run_no_sftp(r, "Unable to open sftp connection");
+			operand_free(&s);
+			break;
+		}
 		enum plan_status ps = plan_upload(pl, s.path, t.path, target_should_be_dir);
 
 		operand_free(&s);
 		run_planned(r, ps);
 	}
-	source_close(r);
-	run_close(r);
+	if (r->end == 0) {
+		source_close(r);
+		run_close(r);
+	}
 	operand_free(&t);
 }
 
-/* scp's verifydir(): exit 1 unless target is a directory. */
+/* scp's verifydir(): the copy ends (1) unless target is a directory. */
 static void
-verifydir(const char *target)
+verifydir(struct run *r, const char *target)
 {
 	struct stat st;
 
@@ -501,7 +532,7 @@ verifydir(const char *target)
 		errno = ENOTDIR;
 	}
 	log_runerr("%s: %s", target, strerror(errno));
-	exit(1);
+	run_end(r, 1, NULL);
 }
 
 static void
@@ -534,7 +565,7 @@ tolocal(struct run *r)
 	struct fscp_opts *o = r->o;
 	const char *dst = o->operands[o->noperands - 1];
 
-	for (int i = 0; i < o->noperands - 1; i++) {
+	for (int i = 0; i < o->noperands - 1 && r->end == 0; i++) {
 		struct fscp_operand s;
 
 		if (!parse_operand(o->operands[i], &s))
@@ -547,17 +578,19 @@ tolocal(struct run *r)
 		}
 		if (!s.remote) {
 			run_close(r);
-			local_copy(r, o->operands[i], dst);
-			scp_legacy_local_cmd(&r->legacy);
+			if (r->end == 0) {
+				local_copy(r, o->operands[i], dst);
+				scp_legacy_local_cmd(&r->legacy);
+			}
 		} else if (o->legacy) {
-			scp_legacy_download(&r->legacy, s.host, s.user, effective_port(o, &s),
-			    s.path, dst);
+			run_legacy_end(r, scp_legacy_download(&r->legacy, s.host, s.user,
+			    effective_port(o, &s), s.path, dst));
 		} else {
 			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
 
 			if (pl != NULL)
 				run_planned(r, plan_download(pl, s.path, dst));
-			else
+			else if (r->end == 0)	/* not the earlier copy's loss */
 				log_error("sftp connection failed");
 		}
 		operand_free(&s);
@@ -592,32 +625,93 @@ on_signal_now(int sig)
 }
 
 /* A bad FSCP_* value or setting file line: said before anything is
- * copied, the value escaped as scp's log escapes it, exit 1. */
-static void FSCP_NORETURN
-bad_setting(const char *argv0, const char *diag)
+ * copied, the value escaped as scp's log escapes it; the run ends (1). */
+static void
+bad_setting(struct run *r, const char *argv0, const char *diag)
 {
 	char *msg = mtext_vis(diag);
 
 	fprintf(stderr, "%s: %s\r\n", argv0, msg);
 	free(msg);
-	exit(1);
+	run_end(r, 1, NULL);
 }
 
-/* Whichever exit() ends fscp, no child outlives it. */
+/* However fscp ends, no child outlives it. */
 static void
 end_children(void)
 {
 	proc_end_all(0);
 }
 
+/* scp's main() from the command line to the last copy: the exit status
+ * when it ends normally, r->end set when it ends early. */
+static int
+run_main(struct run *r, int argc, char **argv, struct fscpconf *conf)
+{
+	struct fscp_opts *o = r->o;
+	enum args_status st = args_parse(argc, argv, o);
+	char usage[1024];
+
+	if (st == ARGS_VERSION) {
+		char text[512];
+
+		fputs(version_text(text, sizeof(text)), stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
+	if (st == ARGS_FATAL) {
+		fprintf(stderr, "%s: %s\r\n", argv[0], o->diag);
+		run_end(r, 255, NULL);
+		return 255;
+	}
+	if (st == ARGS_USAGE) {
+		if (o->diag[0] != '\0')
+			fprintf(stderr, "%s: %s\r\n", argv[0], o->diag);
+		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
+		run_end(r, 1, NULL);
+		return 1;
+	}
+	log_init(argv[0], o->verbose);
+	if (args_read_env(o) != 0) {
+		bad_setting(r, argv[0], o->diag);
+		return 1;
+	}
+	log_set_route(o->verbose_route);
+	if (o->server_to || o->server_from)
+		return scp_legacy_server(o);
+	if (args_read_config(o, conf) != 0) {
+		bad_setting(r, argv[0], o->diag);
+		return 1;
+	}
+
+	r->pm = progress_new(STDOUT_FILENO, o->quiet);
+	r->bw = bwlimit_new(o->limit_bps);
+	scp_legacy_init(&r->legacy, o, r->pm, r->bw);
+	if (operand_colon(o->operands[o->noperands - 1]) != NULL) {
+		toremote(r);
+	} else {
+		if (o->noperands > 2 || o->target_dir)
+			verifydir(r, o->operands[o->noperands - 1]);
+		if (r->end == 0)
+			tolocal(r);
+	}
+	if (r->end != 0)
+		return r->end;
+	scp_legacy_finish(&r->legacy);
+	return log_errors() != 0 ? 1 : 0;
+}
+
+/* The one way fscp ends (but for a signal: on_signal()).  Nothing below
+ * cli/ exits: each early end comes back here as r->end, and the sessions
+ * close and their threads are joined before fatal()'s message is said,
+ * as scp says it last.  A -O conversation that ended leaves its ssh child
+ * to end_children(), as scp's exit() leaves it. */
 int
 main(int argc, char **argv)
 {
 	struct fscp_opts o;
-	struct fscpconf conf;
+	struct fscpconf conf = { 0 };
 	struct run r = { .o = &o };
-	enum args_status st;
-	char usage[1024];
+	int status;
 
 	log_init(argv[0], 0);
 	mtext_locale_init();
@@ -630,46 +724,18 @@ main(int argc, char **argv)
 	}
 	atexit(end_children);
 
-	st = args_parse(argc, argv, &o);
-	if (st == ARGS_VERSION) {
-		char text[512];
-
-		fputs(version_text(text, sizeof(text)), stdout);
-		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	status = run_main(&r, argc, argv, &conf);
+	if (r.end != 0) {
+		run_shutdown(&r);
+		if (r.fatal[0] != '\0')
+			log_warn("%s", r.fatal);
+		status = r.end;
 	}
-	if (st == ARGS_FATAL) {
-		fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		exit(255);
-	}
-	if (st == ARGS_USAGE) {
-		if (o.diag[0] != '\0')
-			fprintf(stderr, "%s: %s\r\n", argv[0], o.diag);
-		fputs(args_usage(args_progname(argv[0]), usage, sizeof(usage)), stderr);
-		exit(1);
-	}
-	log_init(argv[0], o.verbose);
-	if (args_read_env(&o) != 0)
-		bad_setting(argv[0], o.diag);
-	log_set_route(o.verbose_route);
-	if (o.server_to || o.server_from)
-		exit(scp_legacy_server(&o));
-	if (args_read_config(&o, &conf) != 0)
-		bad_setting(argv[0], o.diag);
-
-	r.pm = progress_new(STDOUT_FILENO, o.quiet);
-	r.bw = bwlimit_new(o.limit_bps);
-	scp_legacy_init(&r.legacy, &o, r.pm, r.bw);
-	if (operand_colon(o.operands[o.noperands - 1]) != NULL) {
-		toremote(&r);
-	} else {
-		if (o.noperands > 2 || o.target_dir)
-			verifydir(o.operands[o.noperands - 1]);
-		tolocal(&r);
-	}
-	scp_legacy_finish(&r.legacy);
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);
 	fscpconf_free(&conf);
-	return log_errors() != 0 ? 1 : 0;
+	/* exit(), not return: what an early end left to end_children() (a -O
+	 * conversation's stream) stays reachable while atexit runs. */
+	exit(status);
 }

@@ -164,7 +164,18 @@ start(struct scp_legacy *l, const char *host, const char *user, int port, char d
 	return 0;
 }
 
-void
+/* The conversation's end status, its fatal() message kept for main. */
+static int
+ended(struct scp_legacy *l)
+{
+	int st = scp_wire_ended(&l->w);
+
+	if (st != 0 && l->w.fatal != NULL)
+		snprintf(l->fatal, sizeof(l->fatal), "%s", l->w.fatal);
+	return st;
+}
+
+int
 scp_legacy_upload(struct scp_legacy *l, const char *host, const char *user, int port,
     const char *targ, const char *src_arg, long long bytes)
 {
@@ -172,27 +183,29 @@ scp_legacy_upload(struct scp_legacy *l, const char *host, const char *user, int 
 
 	if (!l->open || !l->upload) {
 		if (start(l, host, user, port, 't', targ, bytes) < 0)
-			exit(1);
+			return 1;
 		l->upload = true;
 		/* The sink's first \0; anything else ends the copy. */
 		if (scp_wire_response(&l->w) < 0)
-			exit(1);
+			return 1;
 	}
 	scp_source_run(&l->w, names, 1);
+	return ended(l);
 }
 
-void
+int
 scp_legacy_download(struct scp_legacy *l, const char *host, const char *user, int port,
     const char *src, const char *dst)
 {
 	if (start(l, host, user, port, 'f', src, -1) < 0) {
 		log_count_error();
-		return;
+		return 0;
 	}
 	scp_sink_run(&l->w, dst, src);
+	return ended(l);
 }
 
-void
+int
 scp_legacy_through_local(struct scp_legacy *l, const struct scp_legacy_end *src,
     const struct scp_legacy_end *targ)
 {
@@ -202,7 +215,7 @@ scp_legacy_through_local(struct scp_legacy *l, const struct scp_legacy_end *src,
 
 	/* The second ssh needs the first one's socket: no bypass here. */
 	if (start(l, src->host, src->user, src->port, 'f', src->path, -2) < 0)
-		exit(1);
+		return 1;
 	/* do_cmd2(): the target's scp -t talks straight to the source's
 	 * scp -f over the first ssh's socket; we only wait. */
 	cmd = scpp_command(&c, 't', targ->path);
@@ -213,9 +226,10 @@ scp_legacy_through_local(struct scp_legacy *l, const struct scp_legacy_end *src,
 	(void)sshproc_run_on(&argv, sshproc_stream_fd(&l->st));
 	strv_free(&argv);
 	free(cmd);
+	return 0;
 }
 
-void
+int
 scp_legacy_remote(struct scp_legacy *l, const struct scp_legacy_end *src,
     const struct scp_legacy_end *targ)
 {
@@ -227,10 +241,13 @@ scp_legacy_remote(struct scp_legacy *l, const struct scp_legacy_end *src,
 	if (targ->user != NULL && !operand_okname(targ->user)) {
 		fprintf(stderr, "%s: invalid user name\n", targ->user);
 		log_count_error();
-		return;
+		return 0;
 	}
-	if (targ->port != -1 && targ->port != 22)
-		log_fatal("target port not supported with two remote hosts and the -R option");
+	if (targ->port != -1 && targ->port != 22) {
+		snprintf(l->fatal, sizeof(l->fatal),
+		    "target port not supported with two remote hosts and the -R option");
+		return 255;
+	}
 	pre = scpp_command_prefix(&c);
 	strv_push(&argv, l->o->ssh_program);
 	strv_push(&argv, "-x");
@@ -255,6 +272,13 @@ scp_legacy_remote(struct scp_legacy *l, const struct scp_legacy_end *src,
 		log_count_error();
 	strv_free(&argv);
 	scp_legacy_local_cmd(l);
+	return 0;
+}
+
+const char *
+scp_legacy_fatal(const struct scp_legacy *l)
+{
+	return l->fatal[0] != '\0' ? l->fatal : NULL;
 }
 
 void
@@ -285,6 +309,7 @@ scp_legacy_server(const struct fscp_opts *o)
 	};
 	struct fscp_stream st;
 	struct scp_wire w;
+	int rc;
 
 	scp_wire_fd_stream(STDIN_FILENO, STDOUT_FILENO, &st);
 	scp_wire_init(&w, &st, &wo);
@@ -294,11 +319,15 @@ scp_legacy_server(const struct fscp_opts *o)
 		scp_source_run(&w, o->operands, o->noperands);
 	} else if (o->noperands != 1) {
 		scp_wire_run_err(&w, "ambiguous target");
-		exit(1);
+		scp_wire_end(&w, 1, NULL);
 	} else {
 		scp_sink_run(&w, o->operands[0], NULL);
 	}
+	/* The server's sink has no request to match, so no fatal(). */
+	rc = scp_wire_ended(&w);
+	if (rc == 0)
+		rc = log_errors() != 0 ? 1 : 0;
 	scp_wire_free(&w);
 	scp_wire_fd_stream_free(&st);
-	return log_errors() != 0 ? 1 : 0;
+	return rc;
 }

@@ -70,6 +70,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,30 +94,46 @@ struct sink {
 	bool setimes;
 };
 
-static void FSCP_NORETURN
-screwup(struct sink *k, const char *why)
+/* scp's run_err(), then its exit with 1: the wire ends, and every caller returns
+ * as soon as it sees that. */
+static void FSCP_PRINTF(2, 3)
+sink_die(struct sink *k, const char *fmt, ...)
 {
-	scp_wire_run_err(k->w, "protocol error: %s", why);
-	exit(1);
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	scp_wire_run_err(k->w, "%s", msg);
+	scp_wire_end(k->w, 1, NULL);
+	free(msg);
 }
 
-/* scp's verifydir() on the sink's target (-d). */
 static void
+screwup(struct sink *k, const char *why)
+{
+	sink_die(k, "protocol error: %s", why);
+}
+
+/* scp's verifydir() on the sink's target (-d); false when it ended the
+ * copy. */
+static bool
 verify_dir(struct sink *k, const char *targ)
 {
 	struct stat st;
 
 	if (stat(targ, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
-			return;
+			return true;
 		errno = ENOTDIR;
 	}
-	scp_wire_run_err(k->w, "%s: %s", targ, strerror(errno));
-	exit(1);
+	sink_die(k, "%s: %s", targ, strerror(errno));
+	return false;
 }
 
 /* One record line into buf (NUL-terminated, without its '\n').  false at
- * the peer's EOF before the line started. */
+ * the peer's EOF before the line started, and when the copy ended. */
 static bool
 read_line(struct sink *k, char *buf, size_t cap, size_t *lenp, bool *had_nl)
 {
@@ -125,13 +142,17 @@ read_line(struct sink *k, char *buf, size_t cap, size_t *lenp, bool *had_nl)
 
 	if (c < 0)
 		return false;
-	if (c == '\n')
+	if (c == '\n') {
 		screwup(k, "unexpected <newline>");
+		return false;
+	}
 	buf[n++] = (char)c;
 	do {
 		c = scp_wire_getc(k->w);
-		if (c < 0)
+		if (c < 0) {
 			screwup(k, "lost connection");
+			return false;
+		}
 		buf[n++] = (char)c;
 	} while (n < cap - 1 && c != '\n');
 	buf[n] = '\0';
@@ -155,8 +176,10 @@ recv_dir(struct sink *k, const char *np, mode_t mode)
 	bool exists = stat(np, &st) == 0;
 	bool set_mode = k->w->o.preserve;
 
-	if (!k->w->o.recursive)
+	if (!k->w->o.recursive) {
 		screwup(k, "received directory without -r");
+		return;
+	}
 	if (exists) {
 		if (!S_ISDIR(st.st_mode)) {
 			errno = ENOTDIR;
@@ -180,6 +203,8 @@ recv_dir(struct sink *k, const char *np, mode_t mode)
 
 	k->setimes = false;
 	sink_dir_body(k, np);
+	if (scp_wire_ended(k->w))
+		return;
 	k->tv[0] = tv[0];
 	k->tv[1] = tv[1];
 	k->setimes = false;
@@ -191,7 +216,8 @@ recv_dir(struct sink *k, const char *np, mode_t mode)
 
 /* The file's data, size bytes, into ofd in scp's blocks.  Write errors are
  * noted and the data still read, so the stream stays in step; the end of
- * the stream exits 1 as in scp.  Returns true when every write worked. */
+ * the stream ends the copy (1) as in scp.  Returns true when every write
+ * worked. */
 static bool
 recv_data(struct sink *k, int ofd, const char *np, off_t size)
 {
@@ -211,8 +237,9 @@ recv_data(struct sink *k, int ofd, const char *np, off_t size)
 
 			if (r <= 0) {
 				/* scp's atomicio() calls EOF EPIPE. */
-				scp_wire_run_err(k->w, "%s", strerror(r == 0 ? EPIPE : errno));
-				exit(1);
+				sink_die(k, "%s", strerror(r == 0 ? EPIPE : errno));
+				free(buf);
+				return false;
 			}
 			got += (size_t)r;
 			done += r;
@@ -244,9 +271,17 @@ recv_file(struct sink *k, const char *np, const char *name, mode_t mode, off_t s
 		return;
 	}
 	scp_wire_ack(k->w);
+	if (scp_wire_ended(k->w)) {
+		close(ofd);
+		return;
+	}
 	progress_start(k->w->o.pm, name, size);
 	bool ok = recv_data(k, ofd, np, size);
 
+	if (scp_wire_ended(k->w)) {
+		close(ofd);
+		return;
+	}
 	scp_wire_debug_unblock(k->w, STDIN_FILENO);
 
 	if (ok && (!exists || S_ISREG(st.st_mode)) && ftruncate(ofd, size) != 0)
@@ -262,6 +297,8 @@ recv_file(struct sink *k, const char *np, const char *name, mode_t mode, off_t s
 	if (close(ofd) != 0)
 		scp_wire_note_err(k->w, "%s: close: %s", np, strerror(errno));
 	(void)scp_wire_response(k->w);
+	if (scp_wire_ended(k->w))
+		return;
 	progress_finish(k->w->o.pm);
 	/* As in scp, a failed write leaves the times for the next file. */
 	if (k->setimes && ok) {
@@ -282,11 +319,13 @@ recv_entry(struct sink *k, const char *targ, bool targisdir, const struct scpp_r
 	if (!k->w->o.preserve)
 		mode &= ~k->mask;
 	if (!scpp_name_ok(r->name)) {
-		scp_wire_run_err(k->w, "error: unexpected filename: %s", r->name);
-		exit(1);
+		sink_die(k, "error: unexpected filename: %s", r->name);
+		return;
 	}
-	if (k->pats.n > 0 && !scpp_match(&k->pats, r->name))
+	if (k->pats.n > 0 && !scpp_match(&k->pats, r->name)) {
 		screwup(k, "filename does not match request");
+		return;
+	}
 	char *np = targisdir ? xasprintf("%s%s%s", targ, strcmp(targ, "/") ? "/" : "", r->name)
 			     : xstrdup(targ);
 
@@ -317,8 +356,8 @@ sink_dir_body(struct sink *k, const char *targ)
 	bool targisdir, nl;
 	size_t len;
 
-	if (k->w->o.target_dir)
-		verify_dir(k, targ);
+	if (k->w->o.target_dir && !verify_dir(k, targ))
+		return;
 	scp_wire_ack(k->w);
 	targisdir = stat(targ, &st) == 0 && S_ISDIR(st.st_mode);
 	for (bool first = true; read_line(k, buf, sizeof(buf), &len, &nl); first = false) {
@@ -328,8 +367,10 @@ sink_dir_body(struct sink *k, const char *targ)
 		scp_wire_verbose(k->w, "Sink: %s", buf);
 		if (buf[0] == '\1' || buf[0] == '\2') {
 			scp_wire_say(k->w, "%s", buf + 1);
-			if (buf[0] == '\2')
-				exit(1);
+			if (buf[0] == '\2') {
+				scp_wire_end(k->w, 1, NULL);
+				return;
+			}
 			log_count_error();
 			continue;
 		}
@@ -349,14 +390,17 @@ sink_dir_body(struct sink *k, const char *targ)
 			break;
 		case SCPP_OTHER:
 			/* A shell's "No match." before scp even ran. */
-			if (first) {
-				scp_wire_run_err(k->w, "%s", buf);
-				exit(1);
-			}
-			screwup(k, "expected control record");
+			if (first)
+				sink_die(k, "%s", buf);
+			else
+				screwup(k, "expected control record");
+			return;
 		default:
 			screwup(k, why);
+			return;
 		}
+		if (scp_wire_ended(k->w))
+			return;
 	}
 }
 
@@ -374,10 +418,15 @@ scp_sink_run(struct scp_wire *w, const char *targ, const char *src)
 	    scpp_patterns_new(src, &k.pats, &bad) != 0) {
 		/* scp checks the target and acks first, then finds the
 		 * pattern invalid. */
-		if (w->o.target_dir)
-			verify_dir(&k, targ);
-		scp_wire_ack(w);
-		log_fatal("brace_expand: invalid brace pattern \"%s\"", bad);
+		if (!w->o.target_dir || verify_dir(&k, targ)) {
+			char *msg = xasprintf("brace_expand: invalid brace pattern \"%s\"", bad);
+
+			scp_wire_ack(w);
+			scp_wire_end(w, 255, msg);
+			free(msg);
+		}
+		free(bad);
+		return;
 	}
 	sink_dir_body(&k, targ);
 	scpp_patterns_free(&k.pats);

@@ -14,8 +14,9 @@
 
 #include "scp/scp_wire.h"
 
-/* scp's sink(1, &targ, src).  Returns at the peer's EOF; protocol errors
- * exit 1 as in scp. */
+/* scp's sink(1, &targ, src).  Returns at the peer's EOF, or where scp
+ * would exit (a protocol error: 1; an invalid brace pattern: fatal()'s
+ * 255): then w has ended with that status (scp_wire_ended()). */
 void scp_sink_run(struct scp_wire *w, const char *targ, const char *src);
 
 #endif

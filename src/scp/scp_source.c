@@ -150,6 +150,8 @@ send_dir(struct scp_wire *w, const char *name, const struct stat *st)
 
 		source_one(w, path);
 		free(path);
+		if (scp_wire_ended(w))
+			break;
 	}
 	closedir(d);
 	scp_wire_write(w, "E\n", 2);
@@ -158,7 +160,7 @@ send_dir(struct scp_wire *w, const char *name, const struct stat *st)
 
 /* The data of an open file: size bytes whatever happens, zeros after a
  * read error so the peer stays in step; returns the read error or 0.
- * A failed write ends the program (lost connection), as in scp. */
+ * A failed write ends the copy (lost connection), as in scp. */
 static int
 send_data(struct scp_wire *w, int fd, off_t size)
 {
@@ -185,6 +187,8 @@ send_data(struct scp_wire *w, int fd, off_t size)
 		if (err != 0)
 			memset(block + got, 0, amt - got);
 		scp_wire_write(w, block, amt);
+		if (scp_wire_ended(w))
+			break;
 		done += (off_t)amt;
 		if (err == 0) {
 			bwlimit_account(w->o.bw, amt);
@@ -216,6 +220,10 @@ send_file(struct scp_wire *w, const char *name, int fd, const struct stat *st)
 	progress_start(w->o.pm, last, st->st_size);
 	int err = send_data(w, fd, st->st_size);
 
+	if (scp_wire_ended(w)) {
+		close(fd);
+		return;
+	}
 	scp_wire_debug_unblock(w, STDOUT_FILENO);
 
 	if (close(fd) < 0 && err == 0)
@@ -224,18 +232,23 @@ send_file(struct scp_wire *w, const char *name, int fd, const struct stat *st)
 		scp_wire_ack(w);
 	else
 		scp_wire_run_err(w, "%s: %s", name, strerror(err));
-	(void)scp_wire_response(w);
+	if (scp_wire_response(w) < 0 && scp_wire_ended(w))
+		return;
 	progress_finish(w->o.pm);
 }
 
 static void
 source_one(struct scp_wire *w, const char *arg)
 {
-	char *name = xstrdup(arg);
-	size_t len = strlen(name);
+	char *name;
+	size_t len;
 	struct stat st;
 	int fd;
 
+	if (scp_wire_ended(w))
+		return;
+	name = xstrdup(arg);
+	len = strlen(name);
 	while (len > 1 && name[len - 1] == '/')
 		name[--len] = '\0';
 	/* Non-blocking so a FIFO does not hang the open, as in scp. */
@@ -269,6 +282,6 @@ out:
 void
 scp_source_run(struct scp_wire *w, char **names, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && !scp_wire_ended(w); i++)
 		source_one(w, names[i]);
 }

@@ -9,7 +9,8 @@
 
 #include "scp/scp_wire.h"
 
-/* Send each of names (local paths).  Errors go through run_err. */
+/* Send each of names (local paths).  Errors go through run_err; stops
+ * where scp would exit (w ended: scp_wire_ended()). */
 void scp_source_run(struct scp_wire *w, char **names, int n);
 
 #endif

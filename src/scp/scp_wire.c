@@ -93,13 +93,32 @@ scp_wire_free(struct scp_wire *w)
 {
 	free(w->buf);
 	free(w->noted);
+	free(w->fatal);
 	w->buf = NULL;
 	w->noted = NULL;
+	w->fatal = NULL;
+}
+
+void
+scp_wire_end(struct scp_wire *w, int status, const char *fatal)
+{
+	if (w->end != 0)
+		return;
+	w->end = status;
+	w->fatal = fatal != NULL ? xstrdup(fatal) : NULL;
+}
+
+int
+scp_wire_ended(const struct scp_wire *w)
+{
+	return w->end;
 }
 
 ssize_t
 scp_wire_read(struct scp_wire *w, void *buf, size_t n)
 {
+	if (w->end != 0)
+		return -1;
 	if (w->pos == w->len) {
 		/* Large reads go straight through; small ones (record lines,
 		 * reply bytes) are served from one read ahead. */
@@ -130,16 +149,18 @@ scp_wire_getc(struct scp_wire *w)
 void
 scp_wire_lostconn(struct scp_wire *w)
 {
+	if (w->end != 0)
+		return;
 	if (!w->o.remote)
 		(void)!write(STDERR_FILENO, "lost connection\n", 16);
-	exit(1);
+	scp_wire_end(w, 1, NULL);
 }
 
 void
 scp_wire_write(struct scp_wire *w, const void *buf, size_t n)
 {
 	/* scp dies of SIGPIPE here (lostconn() as a client). */
-	if (n > 0 && w->st->ops->write(w->st->ctx, buf, n) != (ssize_t)n)
+	if (w->end == 0 && n > 0 && w->st->ops->write(w->st->ctx, buf, n) != (ssize_t)n)
 		scp_wire_lostconn(w);
 }
 
@@ -152,10 +173,8 @@ scp_wire_ack(struct scp_wire *w)
 static void
 vsay(const char *fmt, va_list ap)
 {
-	char *msg, *vis;
+	char *msg = xvasprintf(fmt, ap), *vis;
 
-	if (vasprintf(&msg, fmt, ap) < 0)
-		log_fatal("out of memory");
 	vis = mtext_vis(msg);
 	fputs(vis, stderr);
 	fflush(stderr);
@@ -168,7 +187,7 @@ scp_wire_say(struct scp_wire *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (w->o.remote)
+	if (w->o.remote || w->end != 0)
 		return;
 	va_start(ap, fmt);
 	vsay(fmt, ap);
@@ -180,7 +199,7 @@ scp_wire_verbose(struct scp_wire *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!w->o.verbose)
+	if (!w->o.verbose || w->end != 0)
 		return;
 	va_start(ap, fmt);
 	vsay(fmt, ap);
@@ -201,10 +220,15 @@ scp_wire_response(struct scp_wire *w)
 {
 	char line[2048];
 	size_t n = 0;
-	int c = scp_wire_getc(w);
+	int c;
 
-	if (c < 0)
+	if (w->end != 0)
+		return -1;
+	c = scp_wire_getc(w);
+	if (c < 0) {
 		scp_wire_lostconn(w);
+		return -1;
+	}
 	if (c == 0)
 		return 0;
 	/* An unexpected first byte is part of the message (a shell's "No
@@ -214,17 +238,19 @@ scp_wire_response(struct scp_wire *w)
 	do {
 		int ch = scp_wire_getc(w);
 
-		if (ch < 0)
+		if (ch < 0) {
 			scp_wire_lostconn(w);
+			return -1;
+		}
 		line[n++] = (char)ch;
 	} while (n < sizeof(line) - 1 && line[n - 1] != '\n');
 	/* scp drops the last byte read, newline or not. */
 	line[n - 1] = '\0';
 	scp_wire_say(w, "%s\n", line);
 	log_count_error();
-	if (c == 1)
-		return -1;
-	exit(1);
+	if (c != 1)
+		scp_wire_end(w, 1, NULL);
+	return -1;
 }
 
 static void
@@ -243,9 +269,10 @@ scp_wire_run_err(struct scp_wire *w, const char *fmt, ...)
 	va_list ap;
 	char *msg;
 
+	if (w->end != 0)
+		return;
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		log_fatal("out of memory");
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	log_count_error();
 	if (w->st != NULL)
@@ -263,8 +290,7 @@ scp_wire_note_err(struct scp_wire *w, const char *fmt, ...)
 	if (w->noted != NULL)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&w->noted, fmt, ap) < 0)
-		log_fatal("out of memory");
+	w->noted = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 

@@ -26,6 +26,8 @@
 #include "util/strv.h"
 #include "util/xmalloc.h"
 #include "policy/fscpconf.h"
+#include "policy/proxyjump.h"
+#include "policy/proxytok.h"
 #include "transport/sshconn.h"
 #include "session/pool.h"
 
@@ -55,13 +57,13 @@ facts_master_live(const char *path)
 char *
 facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 {
-	struct proxycmd_tokens tok;
-	struct proxycmd_tokstore store = { 0 };
+	struct proxytok tok;
+	struct proxytok_store store = { 0 };
 	char err[256], *out = NULL;
 
-	proxycmd_tokens_from(&tok, &store, cfg);
+	proxytok_from(&tok, &store, cfg);
 	if (cfg->proxycommand != NULL) {
-		out = proxycmd_expand(cfg->proxycommand, &tok, PROXYCMD_TOK_PROXY, err, sizeof(err));
+		out = proxytok_expand(cfg->proxycommand, &tok, PROXYTOK_PROXY, err, sizeof(err));
 		if (out == NULL)
 			log_verbose("ProxyCommand: %s", err);
 	} else if (cfg->proxyjump != NULL) {
@@ -95,7 +97,7 @@ facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 		strv_free(&argv);
 		free(spec);
 	}
-	proxycmd_tokens_free(&store);
+	proxytok_free(&store);
 	return out;
 }
 
@@ -104,27 +106,27 @@ facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 static bool
 facts_jump_is_ssm(const struct fscp_opts *o, const char *spec)
 {
-	struct proxycmd_hop *hops = NULL;
+	struct proxyjump_hop *hops = NULL;
 	struct sshcfg jcfg;
 	char err[256];
 	bool ssm = false;
-	int n = proxycmd_jump_parse(spec, &hops);
+	int n = proxyjump_parse(spec, &hops);
 
 	if (n <= 0)
 		return false;
 	if (sshcfg_load(o, hops[0].user, hops[0].host, hops[0].port, &jcfg, err,
 	    sizeof(err)) == 0) {
-		ssm = proxycmd_is_ssm(jcfg.proxycommand, NULL);
+		ssm = ssmcmd_match(jcfg.proxycommand, NULL);
 		sshcfg_free(&jcfg);
 	}
-	proxycmd_hops_free(hops, n);
+	proxyjump_free(hops, n);
 	return ssm;
 }
 
 /* ssm-direct: where does the instance answer directly?  FSCP_SSM_DIRECT is
  * off, auto (ask the user's own aws CLI) or an address. */
 static char *
-facts_ssm_address(const struct fscp_opts *o, const struct proxycmd_ssm *ssm,
+facts_ssm_address(const struct fscp_opts *o, const struct ssmcmd *ssm,
     const char *instance, const char **why)
 {
 	const char *mode = o->ssm_direct;
@@ -363,7 +365,7 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 {
 	struct route_input in = { .bytes = bytes, .one_stream = one_stream };
 	struct sshcfg *cfg = NULL;
-	struct proxycmd_ssm ssm = { 0 };
+	struct ssmcmd ssm = { 0 };
 	char err[512], *why = f->why;
 
 	memset(f, 0, sizeof(*f));
@@ -398,7 +400,7 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 			f->cfg = cfg;
 			in.cfg = cfg;
 			in.master_live = facts_master_live(cfg->controlpath);
-			in.ssm = proxycmd_is_ssm(cfg->proxycommand, &ssm);
+			in.ssm = ssmcmd_match(cfg->proxycommand, &ssm);
 			if (!in.ssm && cfg->proxyjump != NULL)
 				in.ssm = in.ssm_via_jump = facts_jump_is_ssm(o, cfg->proxyjump);
 		} else {
@@ -463,6 +465,6 @@ facts_free(struct facts *f)
 	free(f->direct);
 	f->direct = NULL;
 	if (f->in.ssm)
-		proxycmd_ssm_free(&f->ssm);
+		ssmcmd_free(&f->ssm);
 	f->in.ssm = false;
 }

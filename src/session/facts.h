@@ -12,14 +12,14 @@
 #include "policy/route.h"
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
+#include "policy/ssmcmd.h"
 
 struct facts {
 	struct route_input in;
 	struct route_decision d;
 	struct sshcfg *cfg;	/* ssh -G's answer, NULL when not asked or failed:
 				   the caller's to free (sshcfg_free, free) */
-	struct proxycmd_ssm ssm;	/* when in.ssm */
+	struct ssmcmd ssm;	/* when in.ssm */
 	char *direct;		/* the probed ssm-direct address, or NULL */
 	char why[512];		/* in.direct_why's text */
 	char force_why[384];	/* in.force_why's text */

@@ -35,7 +35,9 @@
 #include "util/log.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
+#include "policy/awsmsg.h"
 #include "policy/route.h"
+#include "policy/sshmsg.h"
 #include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "sftp/sftp.h"
@@ -46,7 +48,7 @@ pool_one_line(char *msg)
 {
 	char *nl;
 
-	if (strstr(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED") != NULL)
+	if (sshmsg_is_host_key_changed(msg))
 		return "it presents a different host key than the one known for the instance";
 	while (*msg == '\n' || *msg == '@')
 		msg += strspn(msg, "@\n ");
@@ -423,7 +425,7 @@ pool_connect_one(void *arg)
 		 * a little later (0.5, 1, 2 s), then give this one up; the copy
 		 * goes on with the sessions it has. */
 		if (j->rc != SSHCONN_ERR_CONNECT || attempt >= 3 ||
-		    !proxycmd_hold_has(hold, "ThrottlingException", 200) ||
+		    !proxycmd_hold_has(hold, awsmsg_is_throttled, 200) ||
 		    !pool_job_pause(j, 0.5 * (1 << attempt)))
 			goto out;
 		log_verbose("SSM StartSession throttled: connection %d tries again",
@@ -517,7 +519,7 @@ pool_job_undo(struct pool_job *j)
  * down: a handshake is cut short, not waited for).  Returns true when the caller is the one to
  * join the threads.  Every exit of fscp happens in main, after the
  * sessions are closed (which joins these threads): a thread still in its
- * handshake at exit() would crash in OpenSSL's freed state. */
+ * handshake at exit would crash in OpenSSL's freed state. */
 static bool
 pool_stop_all(struct pool *b)
 {

@@ -153,6 +153,8 @@ log_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The out-of-memory path's end (util/xmalloc.c): the only exit below
+ * cli/.  Every other fatal() is carried back to main() as a status. */
 void
 log_fatal(const char *fmt, ...)
 {

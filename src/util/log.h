@@ -7,7 +7,9 @@
  *    log.c does on stderr, with msg escaped as its strnvis(VIS_SAFE|VIS_OCTAL)
  *    does and cut at its 1 KiB buffer); fatal exits 255.  log_warn: the same line,
  *    not counted, for scp's error() calls after which the file still
- *    counts as copied.
+ *    counts as copied.  log_fatal exits: only xmalloc's out of memory
+ *    calls it; every other fatal() is a message carried back to main(),
+ *    which says it with log_warn once everything is closed.
  *  - log_runerr: scp's run_err(), "msg\n" with no prefix, escaped as
  *    fmprintf() escapes; counts an error.
  *  - log_verbose: only with -v, "fscp: msg\n" for fscp's own decisions.

@@ -217,6 +217,9 @@ proc_child_fd(int want, int target)
 	return dup2(want, target) < 0 ? -1 : 0;
 }
 
+/* The forked child until its exec.  Its _exit calls end the child that
+ * could not become the program (exec_status, as the caller asked), not
+ * fscp: only main() ends fscp (src/README, THREADS). */
 static void FSCP_NORETURN
 proc_child(const struct proc_spec *s)
 {
@@ -459,7 +462,7 @@ proc_end_all(int sig)
 
 	pthread_mutex_lock(&proc_reg.lock);
 	if (sig == 0 && proc_reg.signalled) {
-		/* An exit() that follows what the signal's end did (a
+		/* An exit that follows what the signal's end did (a
 		 * connection it closed): the signal's end exits, as scp's
 		 * killchild() would have, before anything else. */
 		pthread_mutex_unlock(&proc_reg.lock);

@@ -12,13 +12,21 @@
 
 #include "util/log.h"
 
+/* The one death below cli/: with no memory left there is no message to
+ * carry back up, so scp's fatal() ends the process here (255). */
+static void FSCP_NORETURN
+xmalloc_oom(void)
+{
+	log_fatal("out of memory");
+}
+
 void *
 xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
 	if (p == NULL)
-		log_fatal("out of memory");
+		xmalloc_oom();
 	return p;
 }
 
@@ -28,7 +36,7 @@ xcalloc(size_t n, size_t m)
 	void *p = calloc(n ? n : 1, m ? m : 1);
 
 	if (p == NULL)
-		log_fatal("out of memory");
+		xmalloc_oom();
 	return p;
 }
 
@@ -38,7 +46,7 @@ xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 
 	if (q == NULL)
-		log_fatal("out of memory");
+		xmalloc_oom();
 	return q;
 }
 
@@ -48,7 +56,17 @@ xstrdup(const char *s)
 	char *p = strdup(s);
 
 	if (p == NULL)
-		log_fatal("out of memory");
+		xmalloc_oom();
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (p == NULL)
+		xmalloc_oom();
 	return p;
 }
 
@@ -58,7 +76,7 @@ xvasprintf(const char *fmt, va_list ap)
 	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
-		log_fatal("out of memory");
+		xmalloc_oom();
 	return s;
 }
 

@@ -5,9 +5,12 @@
  * functions only: nothing is spawned. */
 #include "config.h"
 #include "fuzz.h"
-#include "transport/proxycmd.h"
+#include "policy/proxyjump.h"
+#include "policy/proxytok.h"
+#include "policy/shwords.h"
+#include "policy/ssmcmd.h"
 
-static const struct proxycmd_tokens fuzz_tokens = {
+static const struct proxytok fuzz_tokens = {
 	.host = "host.example", .host_arg = "alias", .keyalias = NULL,
 	.remote_user = "user", .port = 2222, .local_user = "me",
 	.local_host = "here.local", .short_host = "here", .home = "/home/me",
@@ -15,10 +18,10 @@ static const struct proxycmd_tokens fuzz_tokens = {
 };
 
 static void
-check_expand(const char *s, enum proxycmd_tokset set)
+check_expand(const char *s, enum proxytok_set set)
 {
 	char err[128] = "";
-	char *out = proxycmd_expand(s, &fuzz_tokens, set, err, sizeof(err));
+	char *out = proxytok_expand(s, &fuzz_tokens, set, err, sizeof(err));
 
 	if (out == NULL && err[0] == '\0')
 		abort();		/* a failure always says why */
@@ -29,24 +32,24 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_cstring(data, size);
-	struct proxycmd_ssm ssm;
-	struct proxycmd_hop *hops;
+	struct ssmcmd ssm;
+	struct proxyjump_hop *hops;
 	char **w;
 	int n;
 
-	check_expand(s, PROXYCMD_TOK_PROXY);
-	check_expand(s, PROXYCMD_TOK_ALL);
-	if ((w = proxycmd_words(s)) != NULL)
-		proxycmd_words_free(w);
-	if (proxycmd_is_ssm(s, &ssm))
-		proxycmd_ssm_free(&ssm);
-	(void)proxycmd_is_ssm(s, NULL);
-	if ((n = proxycmd_jump_parse(s, &hops)) > 0) {
+	check_expand(s, PROXYTOK_PROXY);
+	check_expand(s, PROXYTOK_ALL);
+	if ((w = shwords_split(s)) != NULL)
+		shwords_free(w);
+	if (ssmcmd_match(s, &ssm))
+		ssmcmd_free(&ssm);
+	(void)ssmcmd_match(s, NULL);
+	if ((n = proxyjump_parse(s, &hops)) > 0) {
 		for (int i = 0; i < n; i++)
 			if (hops[i].host == NULL || hops[i].host[0] == '\0' ||
 			    (hops[i].port != -1 && (hops[i].port < 1 || hops[i].port > 65535)))
 				abort();	/* ssh refuses such a hop */
-		proxycmd_hops_free(hops, n);
+		proxyjump_free(hops, n);
 	} else if (n != -1 || hops != NULL)
 		abort();
 	free(s);

@@ -6,7 +6,8 @@
 #include "config.h"
 #include "fuzz.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
+#include "policy/ssmcmd.h"
+#include "policy/proxyjump.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,17 +19,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sshcfg_expand_tilde(&cfg, "/home/fuzz");
 	(void)sshcfg_has_controlpath(&cfg);
 	if (cfg.proxycommand != NULL) {
-		struct proxycmd_ssm ssm;
+		struct ssmcmd ssm;
 
-		if (proxycmd_is_ssm(cfg.proxycommand, &ssm))
-			proxycmd_ssm_free(&ssm);
+		if (ssmcmd_match(cfg.proxycommand, &ssm))
+			ssmcmd_free(&ssm);
 	}
 	if (cfg.proxyjump != NULL) {
-		struct proxycmd_hop *hops;
-		int n = proxycmd_jump_parse(cfg.proxyjump, &hops);
+		struct proxyjump_hop *hops;
+		int n = proxyjump_parse(cfg.proxyjump, &hops);
 
 		if (n > 0)
-			proxycmd_hops_free(hops, n);
+			proxyjump_free(hops, n);
 	}
 	sshcfg_free(&cfg);
 	free(text);

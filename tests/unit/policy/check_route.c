@@ -14,6 +14,7 @@
 #include "policy/sshcfg.h"
 #include "transport/proxycmd.h"
 #include "route_cfgs.h"
+#include "policy/ssmcmd.h"
 
 #define KiB 1024LL
 #define MiB (1024LL * 1024)
@@ -174,12 +175,12 @@ START_TEST(decide_table)
 	if (r->cfg != NULL) {
 		ck_assert_int_eq(sshcfg_parse(*r->cfg, &cfg), 0);
 		in.cfg = &cfg;
-		in.ssm = proxycmd_is_ssm(cfg.proxycommand, NULL);
+		in.ssm = ssmcmd_match(cfg.proxycommand, NULL);
 		if (!in.ssm && r->jump_cfg != NULL) {
 			/* What the caller does for ProxyJump: the hop's own config. */
 			ck_assert_ptr_nonnull(cfg.proxyjump);
 			ck_assert_int_eq(sshcfg_parse(*r->jump_cfg, &jcfg), 0);
-			in.ssm = in.ssm_via_jump = proxycmd_is_ssm(jcfg.proxycommand, NULL);
+			in.ssm = in.ssm_via_jump = ssmcmd_match(jcfg.proxycommand, NULL);
 			sshcfg_free(&jcfg);
 		}
 	}

@@ -13,7 +13,9 @@
 #include "../check_main.h"
 #include "util/xmalloc.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
+#include "policy/proxyjump.h"
+#include "policy/proxytok.h"
+#include "policy/ssmcmd.h"
 #include "cli/args.h"
 
 /* Trimmed real output of OpenSSH 9.2 `ssh -G` (Debian 12). */
@@ -382,7 +384,7 @@ START_TEST(real_host_match_include)
 	ck_assert_ptr_null(c.proxycommand);
 	/* ControlPath %C is ssh's hash of %l%h%p%r: our own must agree. */
 	gethostname(hn, sizeof(hn) - 1);
-	proxycmd_conn_hash(hn, "real.example", 2200, c.user, hash);
+	proxytok_conn_hash(hn, "real.example", 2200, c.user, hash);
 	want = xasprintf("%s/cm-%s", tmpdir, hash);
 	ck_assert_str_eq(c.controlpath, want);
 	free(want);
@@ -399,7 +401,7 @@ START_TEST(real_include_ssm_and_overrides)
 	struct fscp_opts o;
 	struct sshcfg c;
 	char err[256];
-	struct proxycmd_ssm info;
+	struct ssmcmd info;
 
 	opts_with_config(&o, "ssh");
 	strv_push(&o.ssh_args, "-oBatchmode=yes");
@@ -418,10 +420,10 @@ START_TEST(real_include_ssm_and_overrides)
 	ck_assert_uint_eq(c.userknownhostsfiles.n, 2);
 	ck_assert_str_eq(c.userknownhostsfiles.v[1], "/k/b");
 	ck_assert_ptr_nonnull(c.proxycommand);
-	ck_assert(proxycmd_is_ssm(c.proxycommand, &info));
+	ck_assert(ssmcmd_match(c.proxycommand, &info));
 	ck_assert_str_eq(info.target, "%h");
 	ck_assert_str_eq(info.port_param, "%p");
-	proxycmd_ssm_free(&info);
+	ssmcmd_free(&info);
 	sshcfg_free(&c);
 	args_free(&o);
 }
@@ -431,7 +433,7 @@ START_TEST(real_proxyjump_host)
 {
 	struct fscp_opts o;
 	struct sshcfg c, j;
-	struct proxycmd_hop *hops;
+	struct proxyjump_hop *hops;
 	char err[256];
 	int n;
 
@@ -439,14 +441,14 @@ START_TEST(real_proxyjump_host)
 	ck_assert_int_eq(sshcfg_load(&o, NULL, "viajump", -1, &c, err, sizeof(err)), 0);
 	ck_assert_ptr_null(c.proxycommand);
 	ck_assert_str_eq(c.proxyjump, "ssm-bastion");
-	ck_assert(!proxycmd_is_ssm(c.proxycommand, NULL));
+	ck_assert(!ssmcmd_match(c.proxycommand, NULL));
 	/* The caller's recipe: load the first hop's own config. */
-	n = proxycmd_jump_parse(c.proxyjump, &hops);
+	n = proxyjump_parse(c.proxyjump, &hops);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(sshcfg_load(&o, hops[0].user, hops[0].host, hops[0].port,
 	    &j, err, sizeof(err)), 0);
-	ck_assert(proxycmd_is_ssm(j.proxycommand, NULL));
-	proxycmd_hops_free(hops, n);
+	ck_assert(ssmcmd_match(j.proxycommand, NULL));
+	proxyjump_free(hops, n);
 	sshcfg_free(&j);
 	sshcfg_free(&c);
 	/* scp's -J reaches ssh -G as "-J x". */

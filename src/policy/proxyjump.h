@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* proxyjump: a ProxyJump spec read into its hops. */
+#ifndef FSCP_PROXYJUMP_H
+#define FSCP_PROXYJUMP_H
+
+struct proxyjump_hop {
+	char *user;		/* NULL when not given */
+	char *host;
+	int port;		/* -1 when not given */
+};
+
+/* Parse a ProxyJump spec "[user@]host[:port][,...]" (also ssh:// URIs and
+ * [v6]:port).  Returns the number of hops (>0) and a malloc'd array, or -1.
+ * The first hop is the one fscp's ssh connects to first; to know whether a
+ * jump runs over SSM, the caller runs sshcfg_load on hops[0] (its own config
+ * decides its ProxyCommand) and asks ssmcmd_match on that. */
+int proxyjump_parse(const char *spec, struct proxyjump_hop **hops);
+void proxyjump_free(struct proxyjump_hop *hops, int n);
+
+#endif
