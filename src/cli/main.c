@@ -80,7 +80,7 @@ run_tuning(const struct route_tuning *t, struct xfer_params *xp)
 	xp->upload_inflight_bytes = t->write_inflight;
 }
 
-static void FSCP_NORETURN run_no_sftp(struct run *r, const char *what);
+static void run_no_sftp(struct run *r, const char *what);
 
 static void
 run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
