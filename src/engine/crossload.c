@@ -7,6 +7,7 @@
 #include "util/xmalloc.h"
 #include "policy/operand.h"
 #include "sftp/sftp.h"
+#include "sftp/sftp_track.h"
 #include "engine/bwlimit.h"
 #include "engine/plan.h"
 #include "engine/progress.h"
@@ -281,7 +282,7 @@ crossload_plan(struct sftp_conn *from, struct sftp_conn *to, const char *src,
 		/* scp's cleanup_exit(255), after the expand error. */
 		free(abs_src);
 		*out = pl;
-		return from->dead || to->dead ? PLAN_LOST : PLAN_FATAL;
+		return sftp_dead(from) || sftp_dead(to) ? PLAN_LOST : PLAN_FATAL;
 	}
 	target_is_dir = plan_remote_is_dir(to, target);
 	if (!target_is_dir && p->target_should_be_dir) {
@@ -369,19 +370,11 @@ struct xl_file {
 	bool eof;
 };
 
-struct xl_req {
-	uint32_t id;
-	struct xl_file *f;
-	enum xl_op op;
-	uint64_t off;
-	uint32_t len;
-};
-
-/* The requests outstanding on one connection. */
+/* One connection and the requests outstanding on it (each tracked with
+ * its file as owner and its xl_op as tag). */
 struct xl_side {
 	struct sftp_conn *c;
-	struct xl_req *reqs;
-	unsigned n, cap;
+	struct sftp_tracker *tr;
 	unsigned *ctl;		/* counts the ones that are not WRITEs, if set */
 };
 
@@ -419,36 +412,17 @@ xl_track(struct xl_side *s, uint32_t id, struct xl_file *f, enum xl_op op, uint6
 {
 	if (s->ctl != NULL && op != XO_WRITE)
 		(*s->ctl)++;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 64;
-		s->reqs = xrealloc(s->reqs, s->cap * sizeof(*s->reqs));
-	}
-	s->reqs[s->n++] = (struct xl_req){ .id = id, .f = f, .op = op, .off = off, .len = len };
-}
-
-/* The request a reply answers, taken off the list; false for a reply to
- * nothing we sent. */
-static bool
-xl_untrack(struct xl_side *s, uint32_t id, struct xl_req *rq)
-{
-	unsigned i;
-
-	for (i = 0; i < s->n && s->reqs[i].id != id; i++)
-		;
-	if (i == s->n)
-		return false;
-	*rq = s->reqs[i];
-	s->reqs[i] = s->reqs[--s->n];
-	return true;
+	sftp_track(s->tr, id, &(struct sftp_req){ .owner = f, .tag = (uint8_t)op, .off = off,
+	    .len = len });
 }
 
 static void
 xl_send_path(struct xl_side *s, struct xl_file *f, const char *path, uint32_t flags,
     const struct sftp_attrs *a)
 {
-	uint32_t id = sftp_new_id(s->c);
+	uint32_t id = sftp_track_id(s->tr);
 
-	sftp_msg_open(&s->c->out, id, path, flags, a);
+	sftp_queue_open(s->c, id, path, flags, a);
 	xl_track(s, id, f, XO_OPEN, 0, 0);
 }
 
@@ -456,12 +430,12 @@ static void
 xl_send_handle_op(struct xl_side *s, struct xl_file *f, const struct xl_handle *h,
     enum xl_op op, const struct sftp_attrs *a)
 {
-	uint32_t id = sftp_new_id(s->c);
+	uint32_t id = sftp_track_id(s->tr);
 
 	if (op == XO_CLOSE)
-		sftp_msg_handle(&s->c->out, SSH_FXP_CLOSE, id, h->h, h->len);
+		sftp_queue_close(s->c, id, h->h, h->len);
 	else
-		sftp_msg_fsetstat(&s->c->out, id, h->h, h->len, a);
+		sftp_queue_fsetstat(s->c, id, h->h, h->len, a);
 	xl_track(s, id, f, op, 0, 0);
 	f->closes_due++;
 }
@@ -469,9 +443,9 @@ xl_send_handle_op(struct xl_side *s, struct xl_file *f, const struct xl_handle *
 static void
 xl_send_read(struct xl_run *R, struct xl_file *f, uint64_t off, uint32_t len)
 {
-	uint32_t id = sftp_new_id(R->from.c);
+	uint32_t id = sftp_track_id(R->from.tr);
 
-	sftp_msg_read(&R->from.c->out, id, f->fh.h, f->fh.len, off, len);
+	sftp_queue_read(R->from.c, id, f->fh.h, f->fh.len, off, len);
 	xl_track(&R->from, id, f, XO_READ, off, len);
 	f->nreads++;
 	R->reads++;
@@ -481,12 +455,10 @@ static void
 xl_forward(struct xl_run *R, struct xl_file *f, uint64_t off, const uint8_t *data,
     uint32_t len)
 {
-	struct sftp_conn *to = R->to.c;
-	uint32_t id = sftp_new_id(to);
-	size_t start = sftp_msg_write_begin(&to->out, id, f->th.h, f->th.len, off, len);
+	uint32_t id = sftp_track_id(R->to.tr);
 
-	memcpy(sftp_buf_reserve(&to->out, len), data, len);
-	sftp_msg_end(&to->out, start);
+	memcpy(sftp_queue_write(R->to.c, id, f->th.h, f->th.len, off, len), data, len);
+	sftp_queue_write_done(R->to.c, len);
 	xl_track(&R->to, id, f, XO_WRITE, off, len);
 	f->nwrites++;
 	R->writes++;
@@ -623,7 +595,7 @@ xl_on_open(struct xl_run *R, bool source, struct xl_file *f, const struct sftp_r
 }
 
 static void
-xl_on_data(struct xl_run *R, struct xl_file *f, const struct xl_req *rq,
+xl_on_data(struct xl_run *R, struct xl_file *f, const struct sftp_req *rq,
     const struct sftp_reply *r)
 {
 	f->nreads--;
@@ -682,36 +654,40 @@ static void
 xl_recv(struct xl_run *R, struct xl_side *s)
 {
 	struct sftp_reply r;
-	struct xl_req rq;
+	struct sftp_req rq;
+	struct xl_file *f;
+	enum xl_op op;
 	bool source = s == &R->from;
 
 	if (sftp_recv(s->c, &r) != 0) {
 		xl_fatal(R, "Connection closed");
 		return;
 	}
-	if (!xl_untrack(s, r.id, &rq)) {
+	if (!sftp_untrack(s->tr, r.id, &rq)) {
 		xl_fatal(R, "Unexpected reply %u", r.id);
 		return;
 	}
-	if (s->ctl != NULL && rq.op != XO_WRITE)
+	f = rq.owner;
+	op = (enum xl_op)rq.tag;
+	if (s->ctl != NULL && op != XO_WRITE)
 		(*s->ctl)--;
-	if (rq.op == XO_OPEN) {
-		xl_on_open(R, source, rq.f, &r);
-	} else if (rq.op == XO_READ) {
-		xl_on_data(R, rq.f, &rq, &r);
+	if (op == XO_OPEN) {
+		xl_on_open(R, source, f, &r);
+	} else if (op == XO_READ) {
+		xl_on_data(R, f, &rq, &r);
 	} else if (source) {
 		if (r.type != SSH_FXP_STATUS) {
 			xl_fatal(R, "Connection closed");
 			return;
 		}
-		rq.f->from_close = (int)r.status;
-		rq.f->closes_due--;
+		f->from_close = (int)r.status;
+		f->closes_due--;
 	} else {
-		xl_on_status(R, rq.f, rq.op, &r);
+		xl_on_status(R, f, op, &r);
 	}
-	if (rq.f->state == XS_CLOSING && rq.f->closes_due == 0 && rq.f->nwrites == 0) {
-		xl_file_report(rq.f);
-		rq.f->state = XS_FREE;
+	if (f->state == XS_CLOSING && f->closes_due == 0 && f->nwrites == 0) {
+		xl_file_report(f);
+		f->state = XS_FREE;
 		R->nactive--;
 	}
 }
@@ -737,10 +713,10 @@ static void
 xl_limits(struct xl_run *R, uint64_t read_inflight, uint64_t write_inflight)
 {
 	unsigned n = R->p->nrequests ? R->p->nrequests : XL_DEFAULT_REQUESTS;
+	uint32_t rmax = sftp_max_read(R->from.c), wmax = sftp_max_write(R->to.c);
 	unsigned w;
 
-	R->buflen = R->from.c->max_read < R->to.c->max_write ? R->from.c->max_read :
-	    R->to.c->max_write;
+	R->buflen = rmax < wmax ? rmax : wmax;
 	if (R->buflen == 0)
 		R->buflen = 32768;
 	R->max_reads = xl_fit(n, read_inflight, R->buflen);
@@ -797,15 +773,17 @@ xl_next_side(struct xl_run *R)
 {
 	struct sftp_conn *from = R->from.c, *to = R->to.c;
 
-	if (R->to.n > 0 && sftp_reply_buffered(to))
+	unsigned nfrom = sftp_tracked(R->from.tr), nto = sftp_tracked(R->to.tr);
+
+	if (nto > 0 && sftp_reply_buffered(to))
 		return &R->to;
-	if (R->from.n > 0 && sftp_reply_buffered(from))
+	if (nfrom > 0 && sftp_reply_buffered(from))
 		return &R->from;
-	if (R->from.n == 0 || R->writes >= R->max_writes)
-		return R->to.n > 0 ? &R->to : &R->from;
-	if (R->to.n == 0 || R->to_ctl == 0)
+	if (nfrom == 0 || R->writes >= R->max_writes)
+		return nto > 0 ? &R->to : &R->from;
+	if (nto == 0 || R->to_ctl == 0)
 		return &R->from;
-	return to->rtt_ms >= 0 && to->rtt_ms < from->rtt_ms ? &R->to : &R->from;
+	return sftp_rtt_ms(to) >= 0 && sftp_rtt_ms(to) < sftp_rtt_ms(from) ? &R->to : &R->from;
 }
 
 int
@@ -815,6 +793,8 @@ crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_con
 	struct xl_run R = { .p = &pl->p, .from = { .c = from }, .to = { .c = to } };
 	size_t next = 0;
 
+	R.from.tr = sftp_tracker_new(from);
+	R.to.tr = sftp_tracker_new(to);
 	R.to.ctl = &R.to_ctl;
 	xl_limits(&R, read_inflight, write_inflight);
 	while ((next < pl->n || R.nactive > 0) && R.fatal[0] == '\0') {
@@ -825,12 +805,12 @@ crossload_run(struct crossload_plan *pl, struct sftp_conn *from, struct sftp_con
 			xl_fatal(&R, "Connection closed");
 			break;
 		}
-		if (R.from.n == 0 && R.to.n == 0)
+		if (sftp_tracked(R.from.tr) == 0 && sftp_tracked(R.to.tr) == 0)
 			break;	/* cannot happen: a file with nothing due is done */
 		xl_recv(&R, xl_next_side(&R));
 	}
-	free(R.from.reqs);
-	free(R.to.reqs);
+	sftp_tracker_free(R.from.tr);
+	sftp_tracker_free(R.to.tr);
 	snprintf(fatal, fatallen, "%s", R.fatal);
 	return R.fatal[0] != '\0' ? -1 : 0;
 }

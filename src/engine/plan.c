@@ -58,7 +58,7 @@ strcmp_ptr(const void *a, const void *b)
 static bool
 plan_lost(const struct plan *p)
 {
-	return p->c->dead;
+	return sftp_dead(p->c);
 }
 
 static enum plan_status
@@ -133,7 +133,7 @@ plan_remote_path(struct sftp_conn *c, const char *path)
 		path += strspn(path, "/");
 		return xstrdup(*path ? path : ".");
 	}
-	if (!c->has_expand_path) {
+	if (!sftp_has_expand_path(c)) {
 		log_warn("server expand-path extension is required for ~user paths in SFTP mode");
 		return NULL;
 	}

@@ -363,7 +363,7 @@ session_rtt(const struct session *s)
 	double best = -1;
 
 	for (int i = 0; i < s->nconns; i++) {
-		double ms = s->conns[i]->rtt_ms;
+		double ms = sftp_rtt_ms(s->conns[i]);
 
 		/* A server without limits@openssh.com: the TCP connect's. */
 		if (ms < 0 && s->ssh && s->ssh[i])

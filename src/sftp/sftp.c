@@ -2,6 +2,7 @@
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 #include "config.h"
 #include "sftp/sftp.h"
+#include "sftp/sftp_conn.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -41,6 +42,113 @@ sftp_flush(struct sftp_conn *c)
 		sftp_buf_reset(&c->out);
 	}
 	return 0;
+}
+
+bool
+sftp_dead(const struct sftp_conn *c)
+{
+	return c->dead;
+}
+
+void
+sftp_give_up(struct sftp_conn *c)
+{
+	c->dead = true;
+}
+
+uint32_t
+sftp_max_read(const struct sftp_conn *c)
+{
+	return c->max_read;
+}
+
+uint32_t
+sftp_max_write(const struct sftp_conn *c)
+{
+	return c->max_write;
+}
+
+uint64_t
+sftp_max_handles(const struct sftp_conn *c)
+{
+	return c->max_handles;
+}
+
+double
+sftp_rtt_ms(const struct sftp_conn *c)
+{
+	return c->rtt_ms;
+}
+
+bool
+sftp_has_expand_path(const struct sftp_conn *c)
+{
+	return c->has_expand_path;
+}
+
+void
+sftp_queue_open(struct sftp_conn *c, uint32_t id, const char *path, uint32_t pflags,
+    const struct sftp_attrs *a)
+{
+	sftp_msg_open(&c->out, id, path, pflags, a);
+}
+
+void
+sftp_queue_read(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    uint64_t off, uint32_t len)
+{
+	sftp_msg_read(&c->out, id, h, hlen, off, len);
+}
+
+void
+sftp_queue_close(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen)
+{
+	sftp_msg_handle(&c->out, SSH_FXP_CLOSE, id, h, hlen);
+}
+
+void
+sftp_queue_fsetstat(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    const struct sftp_attrs *a)
+{
+	sftp_msg_fsetstat(&c->out, id, h, hlen, a);
+}
+
+void
+sftp_queue_setstat(struct sftp_conn *c, uint32_t id, const char *path,
+    const struct sftp_attrs *a)
+{
+	sftp_msg_setstat(&c->out, id, path, a);
+}
+
+uint8_t *
+sftp_queue_write(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    uint64_t off, uint32_t len)
+{
+	c->wstart = sftp_msg_write_begin(&c->out, id, h, hlen, off, len);
+	c->wid = id;
+	c->woff = off;
+	c->wh = h;
+	c->whlen = hlen;
+	return sftp_buf_reserve(&c->out, len);
+}
+
+void
+sftp_queue_write_done(struct sftp_conn *c, uint32_t got)
+{
+	c->out.len = c->wstart;
+	if (got == 0)
+		return;
+	/* The header is as long with the shorter length, so the payload is
+	 * where it was and only its tail is dropped. */
+	(void)sftp_msg_write_begin(&c->out, c->wid, c->wh, c->whlen, c->woff, got);
+	(void)sftp_buf_reserve(&c->out, got);
+	sftp_msg_end(&c->out, c->wstart);
+}
+
+size_t
+sftp_queued(const struct sftp_conn *c)
+{
+	return c->out.len;
 }
 
 /* Make sure in holds n bytes from in_pkt on, reading more as needed.  The

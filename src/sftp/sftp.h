@@ -15,21 +15,9 @@
 #include "sftp/sftp_msg.h"
 #include "util/log.h"
 
-struct sftp_conn {
-	struct fscp_stream stream;
-	uint32_t version;
-	uint32_t next_id;
-	uint32_t max_read;	/* READ length we ask for */
-	uint32_t max_write;	/* WRITE payload we send */
-	uint64_t max_handles;	/* 0 = unknown */
-	bool has_limits;
-	bool has_expand_path;
-	double rtt_ms;		/* the limits@openssh.com round trip; -1 unknown */
-	struct sftp_buf out;	/* queued requests */
-	struct sftp_buf in;	/* bytes read, possibly several packets */
-	size_t in_pkt;		/* start of the current packet in in */
-	bool dead;		/* stream failed; every later call fails */
-};
+/* One session; what it holds is sftp/'s own (sftp_conn.h): the rest of
+ * fscp asks through the functions below. */
+struct sftp_conn;
 
 /* What a connection learned of its server that a sibling (another
  * connection of the same copy to the same server) need not ask again. */
@@ -70,6 +58,38 @@ int sftp_recv(struct sftp_conn *c, struct sftp_reply *r);
 /* True when a whole reply has been read in already, so that the next
  * sftp_recv returns without waiting (for a client of two connections). */
 bool sftp_reply_buffered(const struct sftp_conn *c);
+
+/* What the session found out, and whether it still works. */
+bool sftp_dead(const struct sftp_conn *c);
+/* Give the session up: every later call fails, and closing it does not
+ * wait for the server. */
+void sftp_give_up(struct sftp_conn *c);
+uint32_t sftp_max_read(const struct sftp_conn *c);	/* READ length we ask for */
+uint32_t sftp_max_write(const struct sftp_conn *c);	/* WRITE payload we send */
+uint64_t sftp_max_handles(const struct sftp_conn *c);	/* 0: unknown */
+double sftp_rtt_ms(const struct sftp_conn *c);	/* the limits round trip; -1 unknown */
+bool sftp_has_expand_path(const struct sftp_conn *c);
+
+/* Requests queued for the next flush, with an id from sftp_new_id (or an
+ * sftp_tracker); the caller matches the replies. */
+void sftp_queue_open(struct sftp_conn *c, uint32_t id, const char *path, uint32_t pflags,
+    const struct sftp_attrs *a);
+void sftp_queue_read(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    uint64_t off, uint32_t len);
+void sftp_queue_close(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen);
+void sftp_queue_fsetstat(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    const struct sftp_attrs *a);
+void sftp_queue_setstat(struct sftp_conn *c, uint32_t id, const char *path,
+    const struct sftp_attrs *a);
+/* A WRITE of len bytes: returns where its payload goes, to be filled
+ * before sftp_queue_write_done(c, got) says how much of it is there (got <
+ * len sends only that prefix; 0 drops the WRITE).  Nothing else may be
+ * queued between the two. */
+uint8_t *sftp_queue_write(struct sftp_conn *c, uint32_t id, const void *h, size_t hlen,
+    uint64_t off, uint32_t len);
+void sftp_queue_write_done(struct sftp_conn *c, uint32_t got);
+/* Bytes queued and not yet flushed. */
+size_t sftp_queued(const struct sftp_conn *c);
 
 /* Synchronous helpers (nothing else may be in flight).  They return an
  * SSH_FX_* status; -1 when the connection failed.  sftp_realpath and

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "fuzz.h"
 #include "sftp/sftp.h"
+#include "sftp/sftp_conn.h"
 
 #include <stdio.h>
 

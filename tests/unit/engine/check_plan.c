@@ -14,6 +14,7 @@
 #include "../check_main.h"
 #include "engine/plan.h"
 #include "sftp/sftp.h"
+#include "sftp/sftp_conn.h"	/* a connection made up in place */
 
 struct path_case {
 	const char *in, *out;

@@ -16,6 +16,7 @@
 
 #include "../check_main.h"
 #include "sftp/sftp.h"
+#include "sftp/sftp_conn.h"
 
 struct script {
 	uint8_t *d;

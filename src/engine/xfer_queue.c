@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* xfer's queue: the files planning adds, and the tasks (files, or pieces of
+ * big ones) that workers take from one shared queue under x->lock. */
+#include "config.h"
+#include "engine/xfer_impl.h"
+#include "util/xmalloc.h"
+#include "policy/operand.h"
+
+#include <stdlib.h>
+
+/* ---- planned files ------------------------------------------------------ */
+
+static void
+xfer_keep_file(struct xfer *x, struct xfer_file *f)
+{
+	if (x->nfiles == x->capfiles) {
+		x->capfiles = x->capfiles ? x->capfiles * 2 : 64;
+		x->files = xrealloc(x->files, x->capfiles * sizeof(*x->files));
+	}
+	x->files[x->nfiles++] = f;
+}
+
+void
+xfer_add_dirfix(struct xfer *x, bool remote, const char *path, const struct sftp_attrs *a)
+{
+	if (x->ndirs == x->capdirs) {
+		x->capdirs = x->capdirs ? x->capdirs * 2 : 16;
+		x->dirs = xrealloc(x->dirs, x->capdirs * sizeof(*x->dirs));
+	}
+	x->dirs[x->ndirs].remote = remote;
+	x->dirs[x->ndirs].path = xstrdup(path);
+	x->dirs[x->ndirs].a = *a;
+	x->ndirs++;
+}
+
+/* A planned file; its tasks are made when the run starts, once it is known
+ * how many connections will share it. */
+void
+xfer_add(struct xfer *x, const struct xfer_item *it, const struct xfer_origin *o)
+{
+	struct xfer_file *f = xcalloc(1, sizeof(*f));
+
+	f->dir = it->dir;
+	f->local = xstrdup(it->local);
+	f->remote = xstrdup(it->remote);
+	f->name = operand_basename(it->dir == XFER_UP ? it->local : it->remote);
+	xfer_file_set_size(f, it->size);
+	f->perm = it->perm;
+	f->atime = it->atime;
+	f->mtime = it->mtime;
+	f->no_meter = it->no_meter;
+	f->fd = -1;
+	if (o != NULL) {
+		f->grp = o->group;
+		if (o->fail_msg != NULL)
+			f->fail_msg = xstrdup(o->fail_msg);
+	}
+	xfer_keep_file(x, f);
+}
+
+struct xfer_group *
+xfer_group_new(struct xfer *x, const char *msg)
+{
+	struct xfer_group *g = xcalloc(1, sizeof(*g));
+
+	g->msg = xstrdup(msg);
+	*x->groups_tail = g;
+	x->groups_tail = &g->next;
+	return g;
+}
+
+void
+xfer_group_said(struct xfer_group *g)
+{
+	g->said = true;
+}
+
+/* A task moves forward (NEW, OPENING, DATA, CLOSING, DONE) and may skip
+ * ahead: a piece handed an open handle goes from NEW to DATA, a failed
+ * OPEN to DONE (or to CLOSING, for the SETSTAT that cuts an upload by
+ * name), and anything unfinished may end at once or go back to NEW when
+ * its connection dies.  Nothing leaves DONE. */
+bool
+xfer_task_may(enum task_state from, enum task_state to)
+{
+	if (to == T_DONE)
+		return true;
+	if (from == T_DONE)
+		return false;
+	if (to == T_NEW)
+		return true;
+	switch (from) {
+	case T_NEW:
+		return to == T_OPENING || to == T_DATA;
+	case T_OPENING:
+		return to == T_DATA || to == T_CLOSING;
+	case T_DATA:
+		return to == T_CLOSING;
+	default:
+		return false;
+	}
+}
+
+/* Queue a file as one task, or as pieces when several connections can
+ * share it; pieces after the first wait until the first has opened it. */
+void
+xfer_queue_file(struct xfer *x, struct xfer_file *f)
+{
+	uint64_t chunk = x->p.chunk_size, size = xfer_file_size(f);
+	size_t n = 1;
+
+	if (x->nplanned > 1 && chunk > 0 && size > chunk) {
+		uint64_t even = (size + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
+		    ((uint64_t)x->nplanned * XFER_PIECES_PER_CONN);
+
+		if (chunk < even)
+			chunk = even;
+		if (x->p.chunk_max > 0 && chunk > x->p.chunk_max)
+			chunk = x->p.chunk_max;
+		n = (size_t)((size + chunk - 1) / chunk);
+	} else {
+		chunk = size;
+	}
+	atomic_init(&f->chunks_left, (int)n);
+	atomic_init(&f->data_left, (int)n);
+	f->pieces = xcalloc(n, sizeof(*f->pieces));
+	f->npieces = n;
+
+	struct xfer_task *first = NULL, **link = &f->rest;
+	for (size_t i = 0; i < n; i++) {
+		struct xfer_task *t = xcalloc(1, sizeof(*t));
+
+		t->f = f;
+		t->off = i * chunk;
+		t->end = i + 1 == n ? size : (i + 1) * chunk;
+		t->idx = i;
+		f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
+		t->role = n == 1 ? TR_ONLY : i == 0 ? TR_FIRST : TR_PIECE;
+		t->short_at = TASK_NO_SHORT;
+		t->next_off = t->off;
+		if (i == 0) {
+			first = t;
+		} else {
+			*link = t;
+			link = &t->next;
+		}
+	}
+	if (n > 1)
+		x->unreleased++;
+	first->next = NULL;
+	if (x->tail)
+		x->tail->next = first;
+	else
+		x->head = first;
+	x->tail = first;
+}
+
+/* Chunk 0 is open (or failed): let the other chunks go, or drop them. */
+void
+xfer_release_rest(struct xfer *x, struct xfer_file *f, bool ok)
+{
+	struct xfer_task *rest = f->rest, *t;
+
+	if (rest == NULL)
+		return;
+	f->rest = NULL;
+	pthread_mutex_lock(&x->lock);
+	x->unreleased--;
+	if (ok) {
+		for (t = rest; t->next; t = t->next)
+			;
+		if (x->tail)
+			x->tail->next = rest;
+		else
+			x->head = rest;
+		x->tail = t;
+	}
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	if (!ok) {
+		while (rest) {
+			t = rest->next;
+			atomic_fetch_sub(&f->chunks_left, 1);
+			free(rest);
+			rest = t;
+		}
+	}
+}
+
+/* Work is left while tasks wait, first pieces may release more, or a
+ * worker holds tasks it could give back if its connection dies. */
+bool
+xfer_work_left(const struct xfer *x)
+{
+	return x->head != NULL || x->unreleased > 0 || x->taken > 0;
+}
+
+/* Under x->lock: take the queue's head (there is one). */
+static struct xfer_task *
+xfer_shift(struct xfer *x)
+{
+	struct xfer_task *t = x->head;
+
+	x->head = t->next;
+	if (x->head == NULL)
+		x->tail = NULL;
+	t->next = NULL;
+	x->taken++;
+	return t;
+}
+
+/* The next task; with wait, block while others may still produce one. */
+struct xfer_task *
+xfer_pop(struct xfer *x, bool wait)
+{
+	struct xfer_task *t = NULL;
+
+	pthread_mutex_lock(&x->lock);
+	while (x->head == NULL && wait && xfer_work_left(x) && !x->dead)
+		pthread_cond_wait(&x->cond, &x->lock);
+	if (x->head != NULL)
+		t = xfer_shift(x);
+	pthread_mutex_unlock(&x->lock);
+	return t;
+}
+
+/* A new task at the end of the queue (a file that grew). */
+void
+xfer_push(struct xfer *x, struct xfer_task *t)
+{
+	pthread_mutex_lock(&x->lock);
+	t->next = NULL;
+	if (x->tail)
+		x->tail->next = t;
+	else
+		x->head = t;
+	x->tail = t;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* The next queued task when it is a piece of f (popped with take); NULL
+ * when the queue's head is anything else. */
+struct xfer_task *
+xfer_next_piece(struct xfer *x, const struct xfer_file *f, bool take)
+{
+	struct xfer_task *t;
+
+	pthread_mutex_lock(&x->lock);
+	t = x->head;
+	if (t != NULL && (t->f != f || task_grows(t) || t->state != T_NEW))
+		t = NULL;
+	if (t != NULL && take)
+		t = xfer_shift(x);
+	pthread_mutex_unlock(&x->lock);
+	return t;
+}
+
+/* A task taken from the queue is finished (or given back). */
+void
+xfer_untake(struct xfer *x, struct xfer_task *back)
+{
+	pthread_mutex_lock(&x->lock);
+	x->taken--;
+	if (back != NULL) {
+		back->next = x->head;
+		x->head = back;
+		if (x->tail == NULL)
+			x->tail = back;
+	}
+	if (back != NULL || x->taken == 0)
+		pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
+
+bool
+xfer_drained(struct xfer *x)
+{
+	bool drained;
+
+	pthread_mutex_lock(&x->lock);
+	drained = x->dead || (x->head == NULL && x->unreleased == 0);
+	pthread_mutex_unlock(&x->lock);
+	return drained;
+}
+
+void
+xfer_forget_files(struct xfer *x)
+{
+	for (size_t i = 0; i < x->nfiles; i++) {
+		struct xfer_file *f = x->files[i];
+
+		free(f->local);
+		free(f->remote);
+		free(f->name);
+		free(f->fail_msg);
+		free(f->pieces);
+		free(f);
+	}
+	x->nfiles = 0;
+	x->progress_idx = 0;
+	for (size_t i = 0; i < x->ndirs; i++)
+		free(x->dirs[i].path);
+	x->ndirs = 0;
+	while (x->groups != NULL) {
+		struct xfer_group *g = x->groups;
+
+		x->groups = g->next;
+		free(g->msg);
+		free(g);
+	}
+	x->groups_tail = &x->groups;
+}
