@@ -12,7 +12,6 @@
 #include "util/xmalloc.h"
 #include "policy/route.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
 #include "route_cfgs.h"
 #include "policy/ssmcmd.h"
 

@@ -11,7 +11,7 @@
 
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
-#include "transport/proxycmd.h"
+#include "policy/ssmcmd.h"
 #include "route_cfgs.h"
 
 #define MiB (1024LL * 1024)
@@ -35,7 +35,7 @@ plan_facts(const struct fact_row *r, struct sshcfg *cfg, long long bytes, bool o
 	if (r->cfg != NULL) {
 		ck_assert_int_eq(sshcfg_parse(r->cfg, cfg), 0);
 		in->cfg = f->cfg = cfg;
-		in->ssm = f->ssm = proxycmd_is_ssm(cfg->proxycommand, NULL);
+		in->ssm = f->ssm = ssmcmd_match(cfg->proxycommand, NULL);
 		f->has_proxy = cfg->proxycommand != NULL || cfg->proxyjump != NULL;
 	}
 	in->master_live = f->master_live = r->master_live;
