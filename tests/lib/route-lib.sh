@@ -11,16 +11,14 @@
 #       Afterwards: ROUTE_ERR_scp / ROUTE_ERR_fscp (stderr files),
 #       ROUTE_LOGINS_scp / _fscp, ROUTE_SSM_scp / _fscp.
 #   route_expect NAME ROUTE [ERE]    fscp's -v line says `route ROUTE: ...`
-#       and its reason matches ERE (grep -E); a miss counts as a failure.
-#   route_check NAME COND-DESCRIPTION TEST...   run TEST (a command); a
-#       non-zero status counts as a failure, reported with the description.
+#       and its reason matches ERE (grep -E): one check (checks.sh).
 #
 # The Makefile runs tests from the build directory: FSCP defaults to
 # ./src/fscp there, srcdir to the source tree this file is in.
 
 ROUTE_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lib/compare.sh
-. "$ROUTE_LIB_DIR/../lib/compare.sh"
+. "$ROUTE_LIB_DIR/compare.sh"
 : "${srcdir:=$ROUTE_LIB_DIR/../..}"
 # Absolute: the comparisons run the programs from other directories.
 srcdir=$(cd "$srcdir" && pwd)
@@ -89,12 +87,6 @@ route_compare() {
 	echo "  fscp: $(grep -E '^[^ :]+: (route|bypass failed|[0-9]+ of [0-9]+ connections)' "$ROUTE_ERR_fscp" | tr '\n' '|')"
 }
 
-route__fail() {
-	FSCP_FAILS=$((FSCP_FAILS + 1))
-	FSCP_FAILED_NAMES+="  $1"$'\n'
-	echo "FAIL: $1"
-}
-
 # The reason text of fscp's route line (the program is run as "scp").  A
 # download may print two: where it listed, then the route it grew into
 # ("(after listing)"); the last one is the route the data took.
@@ -106,34 +98,21 @@ route_expect() {
 	local name=$1 route=$2 ere=${3:-} line
 	line=$(route_line)
 	if [ -z "$line" ]; then
-		route__fail "$name: no route line in fscp -v output"
+		bad "$name: no route line in fscp -v output"
 		sed 's/^/    /' "$ROUTE_ERR_fscp" | head -20
 		return 1
 	fi
 	if ! printf '%s\n' "$line" | grep -qE "^[^ :]+: route $route: "; then
-		route__fail "$name: route is not $route"
+		bad "$name: route is not $route"
 		echo "    $line"
 		return 1
 	fi
 	if [ -n "$ere" ] && ! printf '%s\n' "$line" | grep -qE -- "$ere"; then
-		route__fail "$name: route reason does not match /$ere/"
+		bad "$name: route reason does not match /$ere/"
 		echo "    $line"
 		return 1
 	fi
-	FSCP_PASSES=$((FSCP_PASSES + 1))
-	echo "PASS: $name: $line"
-}
-
-route_check() {
-	local name=$1 desc=$2
-	shift 2
-	if "$@"; then
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name: $desc"
-	else
-		route__fail "$name: $desc"
-		return 1
-	fi
+	ok "$name: $line"
 }
 
 # The number N in fscp's "route ...: ... N SSM sessions" / "N connections".
