@@ -17,10 +17,8 @@ fscp_test_init
 route_ssm_init
 I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
 I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-printf '%s\n' "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" "$I_PAR 127.0.0.1 $SSHD_PORT - -" \
-	>"$FSCP_FAKE_AWS_INSTANCES"
-KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-printf '%s\n' "[$I_DIR]:$SSHD_PORT $KEY" "[$I_PAR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+route_ssm_instance "$I_DIR" 127.0.0.1
+route_ssm_instance "$I_PAR" -
 route_cm_host cm-test
 
 MASTER_PID=
@@ -30,8 +28,7 @@ route_rr_cleanup() {
 }
 trap route_rr_cleanup EXIT
 route_cm_start cm-test
-ssh -F "$SSH_CONFIG" "$I_DIR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_reachable "$I_DIR"
 
 # Above the 8 MiB from which a bypass of the master pays far away; this near
 # (under 2 ms) the copy stays on the master once listed (from 64 MiB only).

@@ -26,10 +26,8 @@ fscp_test_init
 route_ssm_init
 I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
 I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
-printf '%s\n' "$I_PAR 127.0.0.1 $SSHD_PORT - -" "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" \
-	>"$FSCP_FAKE_AWS_INSTANCES"
-KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-printf '%s\n' "[$I_PAR]:$SSHD_PORT $KEY" "[$I_DIR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+route_ssm_instance "$I_PAR" -
+route_ssm_instance "$I_DIR" 127.0.0.1
 export FSCP_SSM_DIRECT=off
 
 cd "$FSCP_WORK" || exit 99

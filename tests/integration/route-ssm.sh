@@ -26,17 +26,12 @@ I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
 I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
 I_BAD=i-0123456789abcdef2	# private address 127.0.0.2: another sshd, another key
 I_NONE=i-0000000000000dead	# unknown to the fake CLI
-cat >"$FSCP_FAKE_AWS_INSTANCES" <<EOF
-# id                 sshd-host  sshd-port     private    public
-$I_PAR 127.0.0.1 $SSHD_PORT - -
-$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -
-$I_BAD 127.0.0.1 $SSHD_PORT 127.0.0.2 -
-EOF
-
+route_ssm_instance "$I_PAR" -
+route_ssm_instance "$I_DIR" 127.0.0.1
+route_ssm_instance "$I_BAD" 127.0.0.2
 KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-for i in "$I_PAR" "$I_DIR" "$I_BAD" "$I_NONE"; do
-	echo "[$i]:$SSHD_PORT $KEY"
-done >"$FSCP_WORK/ssm_known_hosts"
+# Its key is on record, but the fake CLI does not know it.
+echo "[$I_NONE]:$SSHD_PORT $KEY" >>"$FSCP_WORK/ssm_known_hosts"
 
 # The second sshd: 127.0.0.2 on the same port (the direct route uses the
 # config's Port), its own host key.  Started by hand, as sshd.sh picks ports.
@@ -70,9 +65,7 @@ until grep -q "Server listening on 127.0.0.2 port $SSHD_PORT" "$D2/sshd.log" &&
 	fi
 	sleep 0.1
 done
-# Sanity: ssh itself reaches the instance through the simulator.
-ssh -F "$SSH_CONFIG" "$I_PAR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_reachable "$I_PAR"
 
 SMALL=$((100 << 10))
 MID=$((6 << 20))	# several SSM sessions (route.c route_ssm_sessions; the count
@@ -274,12 +267,9 @@ check "$name" "-v says a connection failed and another took over" \
 # falls back to).  The key on record for these instances is another one.
 I_CHG=i-0123456789abcdef3	# private address 127.0.0.1: ssm-direct would apply
 I_CHGP=i-0123456789abcdef4	# no address: ssm-parallel would apply
-printf '%s 127.0.0.1 %s 127.0.0.1 -\n%s 127.0.0.1 %s - -\n' \
-	"$I_CHG" "$SSHD_PORT" "$I_CHGP" "$SSHD_PORT" >>"$FSCP_FAKE_AWS_INSTANCES"
+route_ssm_instance "$I_CHG" 127.0.0.1 "$D2/ssh_host_ed25519_key.pub"
+route_ssm_instance "$I_CHGP" - "$D2/ssh_host_ed25519_key.pub"
 WRONG=$(cut -d' ' -f1,2 "$D2/ssh_host_ed25519_key.pub")
-for i in "$I_CHG" "$I_CHGP"; do
-	echo "[$i]:$SSHD_PORT $WRONG"
-done >>"$FSCP_WORK/ssm_known_hosts"
 echo "[127.0.0.1]:$SSHD_PORT $WRONG" >"$FSCP_WORK/changed_known_hosts"
 nothing_copied() {
 	check "$1" "nothing reached the remote dst/" \

@@ -272,11 +272,8 @@ echo "${#rows[@]} tested rows"
 # unknown) and ssm-parallel for small uploads; scp goes through SSM.
 route_ssm_init
 I_DIR=i-0123456789abcdef1
-echo "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" >"$FSCP_FAKE_AWS_INSTANCES"
-echo "[$I_DIR]:$SSHD_PORT $(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")" \
-	>"$FSCP_WORK/ssm_known_hosts"
-ssh -F "$SSH_CONFIG" "$I_DIR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_instance "$I_DIR" 127.0.0.1
+route_ssm_reachable "$I_DIR"
 
 for ROUTE in standard bypass ssm; do
 	H=fscp-test

@@ -172,7 +172,8 @@ route_cm_start() {
 # tree) on PATH, their logs in $FSCP_WORK, and SSM hosts i-* / mi-* as users
 # write them.  The fake aws ignores portNumber (its registry
 # $FSCP_FAKE_AWS_INSTANCES has the real port); ssh checks the key under
-# [i-...]:PORT in $FSCP_WORK/ssm_known_hosts (the caller fills both).
+# [i-...]:PORT in $FSCP_WORK/ssm_known_hosts.  Both start empty:
+# route_ssm_instance fills them.
 route_ssm_init() {
 	PATH=$srcdir/tests/tools:$PATH
 	: "${FSCP_SSM_SIM:=$PWD/tests/tools/ssm-sim}"
@@ -190,6 +191,25 @@ route_ssm_init() {
 	export FSCP_SSM_SIM_SETUP_MS=300 FSCP_SSM_SIM_PAYLOAD=16384 FSCP_SSM_SIM_CYCLE_US=2400
 	unset FSCP_SSM_DIRECT FSCP_ROUTE FSCP_CONNECTIONS
 	: >"$FSCP_SSM_SIM_LOG"
+	: >"$FSCP_FAKE_AWS_INSTANCES"
+	: >"$FSCP_WORK/ssm_known_hosts"
 	route_host "i-* mi-*" "$FSCP_WORK/ssm_known_hosts" \
 		"ProxyCommand sh -c \"aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'\""
+}
+
+# route_ssm_instance ID PRIVATE [PUBKEY-FILE]: an instance the fake aws CLI
+# knows, reached through SSM at the test sshd, with PRIVATE as its private
+# address ("-": none, only SSM reaches it), and its host key on record for
+# ssh under [ID]:PORT: the test sshd's, or the key in PUBKEY-FILE.
+route_ssm_instance() {
+	local id=$1 private=$2 pub=${3:-$SSHD_DIR/ssh_host_ed25519_key.pub}
+	echo "$id 127.0.0.1 $SSHD_PORT $private -" >>"$FSCP_FAKE_AWS_INSTANCES"
+	echo "[$id]:$SSHD_PORT $(cut -d' ' -f1,2 "$pub")" >>"$FSCP_WORK/ssm_known_hosts"
+}
+
+# route_ssm_reachable ID: ssh itself reaches the instance through the
+# simulator, or the rig cannot run.
+route_ssm_reachable() {
+	ssh -F "$SSH_CONFIG" "$1" true </dev/null ||
+		fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
 }
