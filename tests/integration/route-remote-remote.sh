@@ -15,10 +15,7 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 fscp_test_init
 
 route_ssm_init
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-route_ssm_instance "$I_DIR" 127.0.0.1
-route_ssm_instance "$I_PAR" -
+route_ssm_pair
 route_cm_host cm-test
 
 MASTER_PID=

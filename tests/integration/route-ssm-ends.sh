@@ -24,10 +24,7 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 fscp_test_init
 
 route_ssm_init
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
-route_ssm_instance "$I_PAR" -
-route_ssm_instance "$I_DIR" 127.0.0.1
+route_ssm_pair
 export FSCP_SSM_DIRECT=off
 
 cd "$FSCP_WORK" || exit 99

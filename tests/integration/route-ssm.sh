@@ -22,12 +22,9 @@ fscp_test_init
 
 route_ssm_init
 
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
+route_ssm_pair
 I_BAD=i-0123456789abcdef2	# private address 127.0.0.2: another sshd, another key
 I_NONE=i-0000000000000dead	# unknown to the fake CLI
-route_ssm_instance "$I_PAR" -
-route_ssm_instance "$I_DIR" 127.0.0.1
 route_ssm_instance "$I_BAD" 127.0.0.2
 KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
 # Its key is on record, but the fake CLI does not know it.

@@ -213,3 +213,13 @@ route_ssm_reachable() {
 	ssh -F "$SSH_CONFIG" "$1" true </dev/null ||
 		fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
 }
+
+# route_ssm_pair: the two instances most route tests use, registered:
+# I_PAR (no private address: only SSM reaches it, ssm-parallel) and I_DIR
+# (private address 127.0.0.1, the test sshd: ssm-direct applies).
+route_ssm_pair() {
+	I_PAR=i-0123456789abcdef0
+	I_DIR=i-0123456789abcdef1
+	route_ssm_instance "$I_PAR" -
+	route_ssm_instance "$I_DIR" 127.0.0.1
+}
