@@ -6,6 +6,7 @@
 # every POSIX shell here (sh, bash, and dash, zsh when installed): the
 # interactive shell's "scp --version" must then run fscp.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
 snippet=$srcdir/contrib/fscp-alias.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/fscp-alias.XXXXXX") || exit 99
@@ -15,7 +16,6 @@ ln -s "$FSCP" "$work/with/fscp"
 # PATH without fscp: the system directories only (fscp may be installed
 # there, then that case is not checked).
 sys=/usr/local/bin:/usr/bin:/bin
-fails=0
 
 # run SHELL MODE DIR: what `alias scp` and `scp --version` give after
 # sourcing the snippet, as "alias=...;version=...".
@@ -36,10 +36,9 @@ expect() {
 	got=$(run "$sh" "$mode" "$dir")
 	# Interactive shells without a terminal may complain about job control.
 	if [ "$got" = "$want" ] && ! grep -v -e 'job control' -e 'terminal process group' -e 'no job control' "$work/stderr" | grep -q .; then
-		echo "PASS: $sh, $mode, fscp ${dir##*/} on PATH: $want"
+		ok "$sh, $mode, fscp ${dir##*/} on PATH: $want"
 	else
-		echo "FAIL: $sh, $mode, fscp ${dir##*/} on PATH: got '$got', want '$want'; stderr: $(cat "$work/stderr")"
-		fails=$((fails + 1))
+		bad "$sh, $mode, fscp ${dir##*/} on PATH: got '$got', want '$want'; stderr: $(cat "$work/stderr")"
 	fi
 }
 
@@ -56,5 +55,4 @@ for sh in $shells; do
 		expect "$sh" interactive "$work/without" "alias=;version="
 	fi
 done
-echo "$(basename "$0"): $fails failed"
-[ "$fails" = 0 ]
+checks_done

@@ -53,14 +53,11 @@ bw_compare() {
 	for side in scp fscp; do
 		e=$(elapsed $side)
 		if awk -v e="$e" -v f="$floor" 'BEGIN { exit !(e >= f) }'; then
-			FSCP_PASSES=$((FSCP_PASSES + 1))
-			printf 'PASS: %s: %s took %.2f s, at least %.2f s\n' "$name" "$side" "$e" "$floor"
+			ok "$(printf '%s: %s took %.2f s, at least %.2f s' "$name" "$side" "$e" "$floor")"
 		elif [ $side = scp ]; then
 			fscp_hard_error "$name: scp itself took only $e s (< $floor s): the test does not test -l"
 		else
-			FSCP_FAILS=$((FSCP_FAILS + 1))
-			FSCP_FAILED_NAMES+="  $name: not limited"$'\n'
-			printf 'FAIL: %s: fscp took %.2f s, less than %.2f s: not limited\n' "$name" "$e" "$floor"
+			bad "$(printf '%s: fscp took %.2f s, less than %.2f s: not limited' "$name" "$e" "$floor")"
 		fi
 	done
 }
@@ -77,4 +74,4 @@ export FSCP_ROUTE=bypass FSCP_CONNECTIONS=4
 run_all "fresh, 4 connections"
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
-fscp_test_done
+checks_done

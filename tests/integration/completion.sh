@@ -11,7 +11,6 @@
 . "$(dirname "$0")/../lib/compare.sh"
 fscp_test_init
 comp=$srcdir/contrib/completion/bash/fscp
-fails=0 passes=0
 
 # replies LINE: what completing at the end of LINE offers, one per line,
 # in a fresh bash with the completion sourced (as a user's shell has it),
@@ -36,14 +35,12 @@ offers() {
 	got=$(cd "$FSCP_WORK/L" && replies "$line")
 	for r in "$@"; do
 		if ! grep -Fxq -- "$r" <<<"$got"; then
-			echo "FAIL: '$line<Tab>' does not offer '$r'; it offers:"
+			bad "'$line<Tab>' does not offer '$r'; it offers:"
 			sed 's/^/    /' <<<"$got" | head -20
-			fails=$((fails + 1))
 			return
 		fi
 	done
-	echo "PASS: '$line<Tab>' offers $(printf "'%s' " "$@")"
-	passes=$((passes + 1))
+	ok "'$line<Tab>' offers $(printf "'%s' " "$@")"
 }
 
 # offers_none LINE PATTERN: no reply matches the grep pattern.
@@ -51,12 +48,10 @@ offers_none() {
 	local line=$1 pat=$2 got
 	got=$(cd "$FSCP_WORK/L" && replies "$line")
 	if grep -Eq -- "$pat" <<<"$got"; then
-		echo "FAIL: '$line<Tab>' offers what matches /$pat/:"
+		bad "'$line<Tab>' offers what matches /$pat/:"
 		sed 's/^/    /' <<<"$got" | head -20
-		fails=$((fails + 1))
 	else
-		echo "PASS: '$line<Tab>' offers nothing like /$pat/"
-		passes=$((passes + 1))
+		ok "'$line<Tab>' offers nothing like /$pat/"
 	fi
 }
 
@@ -165,22 +160,18 @@ zsh_offers() {
 		"$srcdir/contrib/completion/zsh" "$line" "$@" 2>&1)
 	for t in "$@"; do
 		if ! grep -Fq -- "$t" <<<"$got"; then
-			echo "FAIL: zsh: '$line<Tab>' does not show '$t'; the terminal shows:"
+			bad "zsh: '$line<Tab>' does not show '$t'; the terminal shows:"
 			grep -v '^ *$' <<<"$got" | tail -n 12 | sed 's/^/    /'
-			fails=$((fails + 1))
 			return
 		fi
 	done
-	echo "PASS: zsh: '$line<Tab>' shows $(printf "'%s' " "$@")"
-	passes=$((passes + 1))
+	ok "zsh: '$line<Tab>' shows $(printf "'%s' " "$@")"
 }
 if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty && zpty t true && zpty -d t' 2>/dev/null; then
 	if zsh -n "$srcdir/contrib/completion/zsh/_fscp"; then
-		echo "PASS: zsh -n _fscp"
-		passes=$((passes + 1))
+		ok "zsh -n _fscp"
 	else
-		echo "FAIL: zsh -n _fscp"
-		fails=$((fails + 1))
+		bad "zsh -n _fscp"
 	fi
 	zsh_offers "fscp -" "copy directories recursively" "SFTP tuning" "-- port"
 	zsh_offers "fscp -o Strict" "fscp -o StrictHostKeyChecking="
@@ -197,5 +188,4 @@ if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty && zpty t true && zpt
 else
 	echo "note: no zsh with a working zsh/zpty here; the zsh completion is not checked"
 fi
-FSCP_FAILS=$fails FSCP_PASSES=$passes
-fscp_test_done
+checks_done

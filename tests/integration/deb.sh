@@ -13,15 +13,19 @@
 # missing.  The package's own unit tests are left out (nocheck): make check
 # has just run them on this very tree.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# A failure that ends the test (the package cannot be built or read).
+die() {
+	bad "$*"
+	checks_done
+}
 
 for tool in dpkg-buildpackage dpkg-checkbuilddeps dpkg-deb dh rsync; do
-	command -v "$tool" >/dev/null || skip "$tool is not installed (dpkg-dev, debhelper, rsync; see contrib/install-deps.sh)"
+	command -v "$tool" >/dev/null || checks_skip "$tool is not installed (dpkg-dev, debhelper, rsync; see contrib/install-deps.sh)"
 done
 [ -f "$srcdir/debian/control" ] || die "no debian/control in $srcdir"
-unmet=$(cd "$srcdir" && dpkg-checkbuilddeps 2>&1) || skip "build dependencies missing: $unmet"
+unmet=$(cd "$srcdir" && dpkg-checkbuilddeps 2>&1) || checks_skip "build dependencies missing: $unmet"
 
 t0=$SECONDS
 work=$(mktemp -d "${TMPDIR:-/tmp}/fscp-deb.XXXXXX") || exit 99
@@ -53,33 +57,27 @@ echo "built in $((SECONDS - t0)) s"
 deb=$(ls "$work"/fscp_"$version"_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || die "no fscp_${version}_*.deb in $work: $(ls "$work")"
 
-fails=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "PASS: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
 
 root="$work/root"
 dpkg -x "$deb" "$root" || die "dpkg -x $deb failed"
 out=$("$root/usr/bin/fscp" --version 2>&1)
 echo "$out"
-check "the installed fscp --version says fscp ${version%-*}" \
+check package "the installed fscp --version says fscp ${version%-*}" \
 	test "$(sed -n 1p <<<"$out")" = "fscp ${version%-*}"
 for f in usr/bin/fscp usr/share/man/man1/fscp.1.gz \
 	usr/share/bash-completion/completions/fscp usr/share/zsh/vendor-completions/_fscp \
 	usr/share/doc/fscp/copyright usr/share/doc/fscp/changelog.gz \
 	usr/share/doc/fscp/examples/fscp-alias.sh; do
-	check "carries /$f" test -f "$root/$f"
+	check package "carries /$f" test -f "$root/$f"
 done
 for f in README NEWS; do
-	check "carries /usr/share/doc/fscp/$f" eval "ls '$root/usr/share/doc/fscp/$f'* >/dev/null 2>&1"
+	check package "carries /usr/share/doc/fscp/$f" eval "ls '$root/usr/share/doc/fscp/$f'* >/dev/null 2>&1"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-check "Depends from shlibs names libssh, libc and libcrypto's package" \
+check package "Depends from shlibs names libssh, libc and libcrypto's package" \
 	eval "grep -q 'libssh-4' <<<'$depends' && grep -q 'libc6' <<<'$depends' && grep -q 'libssl3' <<<'$depends'"
-check "Depends on openssh-client (fscp runs ssh)" eval "grep -q 'openssh-client' <<<'$depends'"
+check package "Depends on openssh-client (fscp runs ssh)" eval "grep -q 'openssh-client' <<<'$depends'"
 
 if command -v lintian >/dev/null; then
 	t1=$SECONDS
@@ -89,12 +87,12 @@ if command -v lintian >/dev/null; then
 	echo "lintian took $((SECONDS - t1)) s"
 	if [ -n "$lint" ]; then
 		echo "$lint"
-		check "lintian --pedantic finds nothing" false
+		check package "lintian --pedantic finds nothing" false
 	else
-		check "lintian --pedantic finds nothing" true
+		check package "lintian --pedantic finds nothing" true
 	fi
 else
 	echo "note: lintian is not installed; not run"
 fi
-echo "$(basename "$0"): $fails failed, $((SECONDS - t0)) s in all"
-[ "$fails" = 0 ]
+echo "$((SECONDS - t0)) s in all"
+checks_done

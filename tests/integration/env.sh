@@ -7,7 +7,7 @@
 # (upload and download).  An empty value is unset.  FSCP_VERBOSE=route shows
 # the route lines of -v and nothing else.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/settings-lib.sh"
+. "$(dirname "$0")/../lib/settings-lib.sh"
 fscp_test_init
 # No per-host setting file of the machine or of root's home takes part.
 export XDG_CONFIG_HOME=$FSCP_WORK/xdg
@@ -15,8 +15,8 @@ unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_START_CPU FSCP_VERBOS
 	FSCP_SYSTEM_CONFIG
 
 # ---- bad values ----
-# VAR VALUE MESSAGE
-bad() {
+# bad_value VAR VALUE MESSAGE
+bad_value() {
 	local var=$1 value=$2 msg=$3
 	fscp_put_file "$FSCP_WORK/L/src.bin" 70000
 	echo old-remote >"$SSHD_HOME/dst.bin"
@@ -34,16 +34,16 @@ bad() {
 	done
 	rm -f "$SSHD_HOME"/* "$FSCP_WORK"/L/*
 }
-bad FSCP_ROUTE standrad 'FSCP_ROUTE: "standrad" is not one of auto, standard, bypass'
+bad_value FSCP_ROUTE standrad 'FSCP_ROUTE: "standrad" is not one of auto, standard, bypass'
 # escaped as scp's log escapes what it cannot print
-bad FSCP_ROUTE $'by\001pass' 'FSCP_ROUTE: "by\001pass" is not one of auto, standard, bypass'
-bad FSCP_CONNECTIONS abc 'FSCP_CONNECTIONS: "abc" is not a number from 1 to 64'
-bad FSCP_CONNECTIONS 65 'FSCP_CONNECTIONS: "65" is not a number from 1 to 64'
-bad FSCP_SSM_DIRECT 'a b' 'FSCP_SSM_DIRECT: "a b" is not auto, off, a host name or an address'
-bad FSCP_SSM_START_CPU 0.6s 'FSCP_SSM_START_CPU: "0.6s" is not a number of seconds from 0 to 60'
-bad FSCP_VERBOSE yes 'FSCP_VERBOSE: "yes" is not route'
-bad FSCP_CONFIG "$FSCP_WORK/none" "FSCP_CONFIG: $FSCP_WORK/none: No such file or directory"
-bad FSCP_SYSTEM_CONFIG "$FSCP_WORK/none" "FSCP_SYSTEM_CONFIG: $FSCP_WORK/none: No such file or directory"
+bad_value FSCP_ROUTE $'by\001pass' 'FSCP_ROUTE: "by\001pass" is not one of auto, standard, bypass'
+bad_value FSCP_CONNECTIONS abc 'FSCP_CONNECTIONS: "abc" is not a number from 1 to 64'
+bad_value FSCP_CONNECTIONS 65 'FSCP_CONNECTIONS: "65" is not a number from 1 to 64'
+bad_value FSCP_SSM_DIRECT 'a b' 'FSCP_SSM_DIRECT: "a b" is not auto, off, a host name or an address'
+bad_value FSCP_SSM_START_CPU 0.6s 'FSCP_SSM_START_CPU: "0.6s" is not a number of seconds from 0 to 60'
+bad_value FSCP_VERBOSE yes 'FSCP_VERBOSE: "yes" is not route'
+bad_value FSCP_CONFIG "$FSCP_WORK/none" "FSCP_CONFIG: $FSCP_WORK/none: No such file or directory"
+bad_value FSCP_SYSTEM_CONFIG "$FSCP_WORK/none" "FSCP_SYSTEM_CONFIG: $FSCP_WORK/none: No such file or directory"
 
 # ---- empty is unset; good values copy ----
 for var in FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_START_CPU FSCP_VERBOSE FSCP_CONFIG \
@@ -78,4 +78,4 @@ settings_check "-v" "the same route line as FSCP_VERBOSE=route, and ssh's debug 
 	eval 'test "$RUN_RC" = 0 && grep -qxF "$route_line" <<<"$RUN_ERR" && grep -q "^debug1: " <<<"$RUN_ERR"'
 settings_run FSCP_ROUTE=bypass -- src.bin fscp-test:dst.bin
 settings_check "neither" "no route line" test "$RUN_RC" = 0 -a -z "$RUN_ERR"
-fscp_test_done
+checks_done

@@ -56,4 +56,4 @@ fscp_compare --no-stderr --no-config --name "-B, unknown host key: upload refuse
 fscp_compare --no-stderr --no-config --name "-B, unknown host key: download refused" --setup setup_configs --expect-rc 255 -- -B -F unknown_config fscp-test:src/small.txt dst/
 fscp_compare --no-stderr --no-config --name "-B, unknown host key, -r, several sources" --setup setup_configs --expect-rc 255 -- -B -r -F unknown_config fscp-test:src/sub fscp-test:src/small.txt dst/
 
-fscp_test_done
+checks_done

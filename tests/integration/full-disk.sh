@@ -69,12 +69,9 @@ check_left() {
 	local name=$1 want=$2 got
 	got=$(cat "$FSCP_WORK/left.size" 2>/dev/null || echo missing)
 	if [ "$got" != missing ] && [ "$got" -lt "$want" ]; then
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name: fscp left $got bytes of $want"
+		ok "$name: fscp left $got bytes of $want"
 	else
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		FSCP_FAILED_NAMES+="  $name: leftover"$'\n'
-		echo "FAIL: $name: fscp left $got bytes of $want: looks complete"
+		bad "$name: fscp left $got bytes of $want: looks complete"
 	fi
 }
 for route in standard bypass; do
@@ -96,4 +93,4 @@ for route in standard bypass; do
 done
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
-fscp_test_done
+checks_done

@@ -20,6 +20,7 @@
 # what fscp refuses (a handle over SFTP's 256 bytes) or varies by timing.
 # No sshd needed.  Exit 99 when python3 is missing.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 FSCP=${FSCP:?FSCP must name the fscp binary}
 SCP=${SCP:-/usr/bin/scp}
@@ -35,7 +36,6 @@ cp "$srcdir/tests/tools/hostile-sftp" "$SERVER" && chmod +x "$SERVER" || exit 99
 SIZE=262144
 "$PY" -c "import sys; sys.stdout.buffer.write(bytes((i * 7 + 3) & 255 for i in range($SIZE)))" >"$WORK/pattern" || exit 99
 head -c 300000 /dev/urandom >"$WORK/up.bin"
-passes=0 fails=0 failed=
 
 # Run $1 (fscp or scp) as "scp -D server ARGS" in a fresh WORK/run/a/b/c, so
 # a '../..' escape lands inside WORK/run where the file check sees it.
@@ -70,12 +70,6 @@ no_leftover_server() {
 	return 0
 }
 
-fail() {
-	echo "FAIL: $name: $*"
-	fails=$((fails + 1))
-	failed="$failed  $name\n"
-}
-
 # hcase NAME MODE RC ERR FILES [--scp-rc N | --scp-info] -- ARGS...
 #   RC     fscp's exit status; ERR a fixed string its stderr must contain ("" none)
 #   FILES  the exact files left under the run dir ("path:size ..." sorted),
@@ -94,44 +88,44 @@ hcase() {
 		esac
 	done
 	shift
-	local bad=0 t0=$SECONDS
+	local broken=0 t0=$SECONDS
 	run_side "$FSCP" "$HANG_S" "$@"
 	local took=$((SECONDS - t0))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		fail "fscp hung (killed after $HANG_S s)"; bad=1
+		bad "$name: fscp hung (killed after $HANG_S s)"; broken=1
 	elif [ "$rc" -ne "$want_rc" ]; then
-		fail "fscp exit $rc, want $want_rc; stderr: $err"; bad=1
+		bad "$name: fscp exit $rc, want $want_rc; stderr: $err"; broken=1
 	fi
 	# Before the content check below, whose read would move the atime.
 	if [ -n "$want_stat" ]; then
 		local have_stat
 		have_stat=$(stat -c '%a %X %Y' "$WORK/run/a/b/c/dst/f.bin" 2>&1)
-		[ "$have_stat" = "$want_stat" ] || { fail "dst/f.bin mode atime mtime: $have_stat, want $want_stat"; bad=1; }
+		[ "$have_stat" = "$want_stat" ] || { bad "$name: dst/f.bin mode atime mtime: $have_stat, want $want_stat"; broken=1; }
 	fi
 	if [ -n "$want_err" ] && [[ $err != *"$want_err"* ]]; then
-		fail "stderr lacks '$want_err': $err"; bad=1
+		bad "$name: stderr lacks '$want_err': $err"; broken=1
 	fi
 	if [ "$want_files" = pattern ]; then
 		if ! cmp -s "$WORK/run/a/b/c/dst/f.bin" "$WORK/pattern" || [ "$files" != "a/b/c/dst/f.bin:$SIZE " ]; then
-			fail "want exactly dst/f.bin with the server's content, have: $files"; bad=1
+			bad "$name: want exactly dst/f.bin with the server's content, have: $files"; broken=1
 		fi
 	elif [ "$files" != "$want_files" ]; then
-		fail "files left: '$files', want '$want_files'"; bad=1
+		bad "$name: files left: '$files', want '$want_files'"; broken=1
 	fi
-	no_leftover_server || { fail "server process left running"; bad=1; }
+	no_leftover_server || { bad "$name: server process left running"; broken=1; }
 	local fscp_line="fscp exit $rc in ${took}s: ${err//$'\n'/ | }"
 	if [ -n "$scp_rc" ] || [ "$scp_info" = 1 ]; then
 		local lim=30
 		[ "$scp_info" = 1 ] && lim=5
 		run_side "$SCP" "$lim" "$@"
 		# A server scp left hanging ends on its own (EOF or EPIPE).
-		no_leftover_server || { fail "scp's server process left running"; bad=1; }
+		no_leftover_server || { bad "$name: scp's server process left running"; broken=1; }
 		if [ -n "$scp_rc" ] && [ "$rc" -ne "$scp_rc" ]; then
-			fail "scp exit $rc, want $scp_rc (test assumption wrong?)"; bad=1
+			bad "$name: scp exit $rc, want $scp_rc (test assumption wrong?)"; broken=1
 		fi
 		fscp_line="$fscp_line; scp: $([ "$rc" -eq 124 ] && echo "hangs (killed after ${lim}s)" || echo "exit $rc, files: $files")"
 	fi
-	[ "$bad" = 0 ] && { echo "ok: $name: $fscp_line"; passes=$((passes + 1)); }
+	[ "$broken" = 0 ] && ok "$name: $fscp_line"
 	return 0
 }
 
@@ -180,6 +174,4 @@ hcase "server dies mid-download" die-read 1 "lost connection" "$F/f.bin:65536 " 
 hcase "server dies mid-upload" die-write 1 "lost connection" "" --scp-info -- up.bin x:/h/up/
 hcase "server dies mid -r upload" die-write 1 "lost connection" "" --scp-info -- -r up.bin x:/h/up/
 
-[ "$fails" -gt 0 ] && printf 'failed:\n%b' "$failed"
-echo "$(basename "$0"): $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

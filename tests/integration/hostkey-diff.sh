@@ -31,6 +31,8 @@ try=$(cd "$(dirname "$try")" && pwd)/$(basename "$try")
 
 # shellcheck source=../lib/sshd.sh
 . "$srcroot/tests/lib/sshd.sh" || exit 99
+# shellcheck source=../lib/checks.sh
+. "$srcroot/tests/lib/checks.sh" || exit 99
 work=$(mktemp -d /tmp/fscp-hostkey.XXXXXX) || exit 99
 trap 'fscp_sshd_stop; rm -rf "$work"' EXIT
 fscp_sshd_start "$work/sshd" || exit 99
@@ -52,8 +54,6 @@ hashed() {
 }
 
 c=$work/case
-pass=0
-fail=0
 
 # run_case NAME ALLOW USER_KH GLOBAL_KH CONFIG_LINES
 #   ALLOW: "same" (fscp must say what ssh says) or "defer" (defer allowed too)
@@ -129,11 +129,9 @@ run_case() {
 		done
 	fi
 	if [ "$ok" = 1 ]; then
-		pass=$((pass + 1))
-		printf 'ok    %-34s ssh=%-7s fscp=%s\n' "$name" "$v_ssh" "$v_fscp"
+		ok "$(printf '%-34s ssh=%-7s fscp=%s' "$name" "$v_ssh" "$v_fscp")"
 	else
-		fail=$((fail + 1))
-		printf 'FAIL  %-34s ssh=%-7s fscp=%s (allowed: %s)\n' "$name" "$v_ssh" "$v_fscp" "$allow"
+		bad "$(printf '%-34s ssh=%-7s fscp=%s (allowed: %s)' "$name" "$v_ssh" "$v_fscp" "$allow")"
 		sed 's/^/      fscp: /' "$c.fscp/err"
 		for f in kh kh2; do
 			diff "$c.ssh/$f" "$c.fscp/$f" | sed "s/^/      $f: /"
@@ -206,5 +204,4 @@ run_case knownhostscommand           defer ""                                "" 
 run_case uppercase-pattern           same  "[127.0.0.1]:$P,FOO $K\n"         ""                  "HostKeyAlias MyAlias;$S"
 run_case alias-case                  same  "myalias $K\n"                    ""                  "HostKeyAlias MYALIAS;$S"
 
-echo "hostkey-diff: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+checks_done

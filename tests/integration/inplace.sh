@@ -72,4 +72,4 @@ export FSCP_ROUTE=bypass FSCP_CONNECTIONS=4
 run_all "fresh, 4 connections"
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
-fscp_test_done
+checks_done

@@ -13,18 +13,22 @@
 # Builds a tree of its own (about 10 s on 2 cores).  SKIP (77) with the
 # reason when not root or when the namespace cannot be made.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${srcdir:?srcdir is not set}"
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# A failure that ends the test (fscp cannot be built).
+die() {
+	bad "$*"
+	checks_done
+}
 user=nobody
 
-[ "$(id -u)" = 0 ] || skip "needs root (it installs as root and as $user)"
+[ "$(id -u)" = 0 ] || checks_skip "needs root (it installs as root and as $user)"
 for tool in unshare mount runuser; do
-	command -v "$tool" >/dev/null || skip "$tool is not installed (util-linux, mount)"
+	command -v "$tool" >/dev/null || checks_skip "$tool is not installed (util-linux, mount)"
 done
-id -u "$user" >/dev/null 2>&1 || skip "there is no user $user"
+id -u "$user" >/dev/null 2>&1 || checks_skip "there is no user $user"
 runuser -u "$user" -- test -r "$srcdir/configure" ||
-	skip "$user cannot read $srcdir/configure (a source tree under a private directory)"
+	checks_skip "$user cannot read $srcdir/configure (a source tree under a private directory)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fscp-install.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
@@ -41,7 +45,7 @@ sealed() {
 outside=$(dirname "$work")/.fscp-install-probe.$$
 if ! sealed touch "$work/probe" || sealed touch "$outside" 2>/dev/null; then
 	rm -f "$outside"
-	skip "cannot make / read-only in a mount namespace (unshare -m, mount -o remount,bind,ro)"
+	checks_skip "cannot make / read-only in a mount namespace (unshare -m, mount -o remount,bind,ro)"
 fi
 rm -f "$work/probe"
 
@@ -56,12 +60,6 @@ if ! runuser -u "$user" -- "${envmk[@]}" sh -c 'cd "$1" && "$2/configure" -q --p
 fi
 echo "configured and built as $user in $((SECONDS - t0)) s"
 
-fails=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "PASS: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
 files_under() { (cd "$1" 2>/dev/null && find . ! -type d | sed 's|^\./||' | sort); }
 
 # round WHO [runuser -u WHO --]: install and uninstall into a fresh prefix
@@ -72,36 +70,32 @@ round() {
 	rm -rf "$prefix" && mkdir "$prefix" && chown "$who" "$prefix" || exit 99
 	if ! sealed "$@" "${envmk[@]}" make -C "$work/b" install >"$work/install.log" 2>&1; then
 		tail -n 20 "$work/install.log"
-		echo "FAIL: make install as $who (log above; 'Read-only file system' is a write outside $work)"
-		fails=$((fails + 1))
+		bad "make install as $who (log above; 'Read-only file system' is a write outside $work)"
 		return
 	fi
-	echo "PASS: make install as $who writes only inside $work"
+	ok "make install as $who writes only inside $work"
 	echo "installed as $who:"
 	files_under "$prefix" | sed 's/^/    /'
 	for f in bin/fscp share/man/man1/fscp.1 share/bash-completion/completions/fscp \
 		share/zsh/site-functions/_fscp; do
-		check "as $who: PREFIX/$f" test -f "$prefix/$f"
+		check "as $who" "PREFIX/$f" test -f "$prefix/$f"
 	done
 	out=$("$prefix/bin/fscp" --version 2>&1 | head -n 1)
-	check "as $who: the installed fscp --version runs ($out)" eval '[[ $out == "fscp "* ]]'
+	check "as $who" "the installed fscp --version runs ($out)" eval '[[ $out == "fscp "* ]]'
 	if ! sealed "$@" "${envmk[@]}" make -C "$work/b" uninstall >"$work/uninstall.log" 2>&1; then
 		tail -n 20 "$work/uninstall.log"
-		echo "FAIL: make uninstall as $who (log above)"
-		fails=$((fails + 1))
+		bad "make uninstall as $who (log above)"
 		return
 	fi
 	left=$(files_under "$prefix")
 	if [ -z "$left" ]; then
-		echo "PASS: make uninstall as $who leaves no file under PREFIX"
+		ok "make uninstall as $who leaves no file under PREFIX"
 	else
-		echo "FAIL: make uninstall as $who leaves:"
+		bad "make uninstall as $who leaves:"
 		sed 's/^/    /' <<<"$left"
-		fails=$((fails + 1))
 	fi
 }
 
 round "$user" runuser -u "$user" --
 round root
-echo "$(basename "$0"): $fails failed"
-[ "$fails" = 0 ]
+checks_done

@@ -6,6 +6,7 @@
 # folders below it, never one above.  Each folder's README says what lives
 # there.  Exit 0 pass, 1 fail, 99 cannot run.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../src" && pwd) || exit 99
 LAYERS=(util policy transport sftp session engine scp cli)
@@ -17,38 +18,35 @@ rank() {	# folder -> its place, or nothing
 	done
 }
 
-fails=0 files=0
+files=0
 for dir in "$src"/*/; do
 	d=$(basename "$dir")
 	if [ -z "$(rank "$d")" ]; then
-		echo "FAIL src/$d/ is in no layer (tests/integration/layers.sh)"
-		fails=$((fails + 1))
+		bad "src/$d/ is in no layer (tests/integration/layers.sh)"
 		continue
 	fi
-	[ -s "$dir/README" ] || { echo "FAIL src/$d/README is missing"; fails=$((fails + 1)); }
+	check "src/$d/" "has a README" test -s "$dir/README"
 done
 for f in "$src"/*/*.[ch]; do
 	files=$((files + 1))
 	d=$(basename "$(dirname "$f")")
 	me=$(rank "$d")
 	[ -n "$me" ] || continue
+	failed_before=$CHECKS_FAILED
 	while IFS= read -r inc; do
 		to=${inc%%/*}
 		if [ "$inc" = "$to" ]; then
-			echo "FAIL src/$d/$(basename "$f") includes \"$inc\": name its layer (\"layer/$inc\")"
-			fails=$((fails + 1))
+			bad "src/$d/$(basename "$f") includes \"$inc\": name its layer (\"layer/$inc\")"
 			continue
 		fi
 		them=$(rank "$to")
 		if [ -z "$them" ]; then
-			echo "FAIL src/$d/$(basename "$f") includes \"$inc\" from no layer"
-			fails=$((fails + 1))
+			bad "src/$d/$(basename "$f") includes \"$inc\" from no layer"
 		elif [ "$them" -gt "$me" ]; then
-			echo "FAIL src/$d/$(basename "$f") includes \"$inc\": $to is above $d"
-			fails=$((fails + 1))
+			bad "src/$d/$(basename "$f") includes \"$inc\": $to is above $d"
 		fi
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | grep -v '^config\.h$')
+	[ "$CHECKS_FAILED" = "$failed_before" ] && ok "src/$d/$(basename "$f") includes only its layer and those below"
 done
 [ "$files" -gt 0 ] || { echo "no sources under $src" >&2; exit 99; }
-echo "layers.sh: $files files, $fails wrong includes or folders"
-[ "$fails" = 0 ]
+checks_done

@@ -37,9 +37,7 @@ check_outside() {
 	local p
 	for p in $OUTSIDE; do
 		if [ -e "$p" ]; then
-			echo "FAIL: $p was created outside the target"
-			FSCP_FAILS=$((FSCP_FAILS + 1))
-			FSCP_FAILED_NAMES+="  created $p"$'\n'
+			bad "$p was created outside the target"
 			rm -rf "$p"
 		fi
 	done
@@ -79,4 +77,4 @@ evil "bad name with bytes to escape" 'C0644 3 \001\351/x\nhi\n\0' 1 h:/x/f dst/
 evil "peer closes at once" '' 0 h:/x/f dst/
 evil "E outside any directory" 'E\nC0644 3 f\nhi\n\0' 0 h:/x/f dst/
 
-fscp_test_done
+checks_done

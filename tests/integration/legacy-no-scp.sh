@@ -24,7 +24,7 @@ if ! mount --bind /bin/false /usr/bin/scp; then
 	exit 77
 fi
 . "$(dirname "$0")/../lib/compare.sh"
-. "$(dirname "$0")/legacy-lib.sh"
+. "$(dirname "$0")/../lib/legacy-lib.sh"
 if /usr/bin/scp -V >/dev/null 2>&1; then
 	fscp_hard_error "/usr/bin/scp still runs after the bind mount"
 fi
@@ -36,10 +36,10 @@ L=$FSCP_WORK/L
 H=$SSHD_HOME
 FS="$FSCP_WORK/bin/fscp-with-fscp -F $SSH_CONFIG"
 
-# check NAME EXPECTED-TREE ACTUAL-TREE [times] -- COMMAND...: run COMMAND in
+# check_copy NAME EXPECTED-TREE ACTUAL-TREE [times] -- COMMAND...: run COMMAND in
 # L; it must exit 0 and leave ACTUAL-TREE equal to EXPECTED-TREE (with
 # "times", mtimes too; not atimes: reading the source sets its own).
-check() {
+check_copy() {
 	local name=$1 want=$2 got=$3 times=$4 rc out
 	shift 5
 	out=$(cd "$L" && "$@" 2>&1 </dev/null)
@@ -54,12 +54,9 @@ check() {
 		bad="trees differ: $(head -20 "$FSCP_WORK/diff")"
 	fi
 	if [ -n "$bad" ]; then
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		FSCP_FAILED_NAMES+="  $name"$'\n'
-		echo "FAIL: $name: $bad"
+		bad "$name: $bad"
 	else
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name"
+		ok "$name"
 	fi
 }
 manifest_norm() {
@@ -72,24 +69,24 @@ fresh() {
 }
 
 fresh
-check "-O upload a file (fscp -t remote)" src/small.txt "$H/dst/small.txt" "" -- $FS -O src/small.txt "fscp-test:$H/dst/"
+check_copy "-O upload a file (fscp -t remote)" src/small.txt "$H/dst/small.txt" "" -- $FS -O src/small.txt "fscp-test:$H/dst/"
 fresh
-check "-O download a file (fscp -f remote)" "$H/src/small.txt" dst/small.txt "" -- $FS -O "fscp-test:$H/src/small.txt" dst/
+check_copy "-O download a file (fscp -f remote)" "$H/src/small.txt" dst/small.txt "" -- $FS -O "fscp-test:$H/src/small.txt" dst/
 fresh
-check "-O -r -p upload" src "$H/dst/src" times -- $FS -O -r -p src "fscp-test:$H/dst/"
+check_copy "-O -r -p upload" src "$H/dst/src" times -- $FS -O -r -p src "fscp-test:$H/dst/"
 fresh
-check "-O -r -p download" "$H/src" dst/src times -- $FS -O -r -p "fscp-test:$H/src" dst/
+check_copy "-O -r -p download" "$H/src" dst/src times -- $FS -O -r -p "fscp-test:$H/src" dst/
 fresh
-check "-O -3 -r remote to remote" "$H/src" "$H/dst/src" "" -- $FS -O -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
+check_copy "-O -3 -r remote to remote" "$H/src" "$H/dst/src" "" -- $FS -O -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
 fresh
-check "-3 -r remote to remote over SFTP" "$H/src" "$H/dst/src" "" -- "$FSCP" -F "$SSH_CONFIG" -3 -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
+check_copy "-3 -r remote to remote over SFTP" "$H/src" "$H/dst/src" "" -- "$FSCP" -F "$SSH_CONFIG" -3 -r "fscp-test:$H/src" "fscp-test2:$H/dst/"
 fresh
-check "-r -p upload over SFTP" src "$H/dst/src" times -- "$FSCP" -F "$SSH_CONFIG" -r -p src "fscp-test:$H/dst/"
+check_copy "-r -p upload over SFTP" src "$H/dst/src" times -- "$FSCP" -F "$SSH_CONFIG" -r -p src "fscp-test:$H/dst/"
 fresh
-check "-R (remote fscp, SFTP)" "$H/src/sub" "$H/dst/sub" "" -- env REMOTE_SCP_ARGS="-F $SSH_CONFIG" $FS -R -r "fscp-test:$H/src/sub" "fscp-test2:$H/dst/"
+check_copy "-R (remote fscp, SFTP)" "$H/src/sub" "$H/dst/sub" "" -- env REMOTE_SCP_ARGS="-F $SSH_CONFIG" $FS -R -r "fscp-test:$H/src/sub" "fscp-test2:$H/dst/"
 fresh
-check "local -r -p" src dst/src times -- "$FSCP" -r -p src dst/
+check_copy "local -r -p" src dst/src times -- "$FSCP" -r -p src dst/
 fscp__empty_dir "$L"
 fscp__empty_dir "$H"
 
-fscp_test_done
+checks_done

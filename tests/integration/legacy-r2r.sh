@@ -11,7 +11,7 @@
 # the command lines must be scp's exactly.  The remote scp is /usr/bin/scp,
 # run by name so that its messages read "scp: ..." on both sides.
 . "$(dirname "$0")/../lib/compare.sh"
-. "$(dirname "$0")/legacy-lib.sh"
+. "$(dirname "$0")/../lib/legacy-lib.sh"
 fscp_test_init
 legacy_make_wrappers
 legacy_add_second_host
@@ -45,4 +45,4 @@ fscp_compare --name "-R source URI port" --setup fscp_setup_trees --expect-rc 0 
 }
 unset SSH_ARGV_LOG REMOTE_SCP REMOTE_SCP_ARGS
 
-fscp_test_done
+checks_done

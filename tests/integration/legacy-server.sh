@@ -11,7 +11,7 @@
 #      legacy.sh.
 # Trees, messages and exit statuses must be the same.
 . "$(dirname "$0")/../lib/compare.sh"
-. "$(dirname "$0")/legacy-lib.sh"
+. "$(dirname "$0")/../lib/legacy-lib.sh"
 fscp_test_init
 legacy_make_wrappers
 
@@ -82,4 +82,4 @@ cases "scp to fscp -t/-f"
 FSCP=$FSCP_WORK/bin/fscp-with-fscp
 cases "fscp to fscp -t/-f"
 
-fscp_test_done
+checks_done

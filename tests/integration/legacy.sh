@@ -8,7 +8,7 @@
 # directories.  In legacy mode the remote command runs in the login user's
 # home, not in the SFTP root ($SSHD_HOME): remote paths are absolute here.
 . "$(dirname "$0")/../lib/compare.sh"
-. "$(dirname "$0")/legacy-lib.sh"
+. "$(dirname "$0")/../lib/legacy-lib.sh"
 fscp_test_init
 
 
@@ -94,16 +94,13 @@ out=$(cd "$FSCP_WORK/L" && "$FSCP" -v -O -F "$SSH_CONFIG" "fscp-test:$SSHD_HOME/
 unset FSCP_ROUTE
 for want in "legacy protocol over a libssh exec channel: scp -v -f $SSHD_HOME/src/small.txt" "Sending file modes: C0644 1000 small.txt" "Sink: C0644 1000 small.txt"; do
 	if [[ $out == *"$want"* ]]; then
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: bypass -v shows '$want'"
+		ok "bypass -v shows '$want'"
 	else
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		FSCP_FAILED_NAMES+="  bypass -v: $want"$'\n'
-		echo "FAIL: bypass -v does not show '$want'; it printed:"
+		bad "bypass -v does not show '$want'; it printed:"
 		printf '%s\n' "$out" | head -20
 	fi
 done
 fscp__empty_dir "$FSCP_WORK/L"
 fscp__empty_dir "$SSHD_HOME"
 
-fscp_test_done
+checks_done

@@ -12,6 +12,7 @@
 # Needs root, sshd, GNU time (/usr/bin/time) and python3; exit 99 without.
 set -u
 . "$(dirname "$0")/../lib/sshd.sh"
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 FSCP=${FSCP:?FSCP must name the fscp binary}
 SCP=${SCP:-/usr/bin/scp}
 GTIME=/usr/bin/time
@@ -34,10 +35,7 @@ R=$SSHD_HOME
 L=$WORK/L
 mkdir -p "$L"
 cd "$L" || exit 99
-fails=0 passes=0 t_all=$SECONDS
-
-ok() { echo "ok: $*"; passes=$((passes + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+t_all=$SECONDS
 
 # One line per file under $1: "path size sha256", sorted.
 manifest() {
@@ -141,5 +139,4 @@ echo "part 3 took $((SECONDS - t0)) s; a directory of $NENTRIES entries (printed
 printf '%b' "$table"
 
 echo "load.sh took $((SECONDS - t_all)) s"
-echo "$(basename "$0"): $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

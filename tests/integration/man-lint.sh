@@ -5,11 +5,11 @@
 # level included) nor from `groff -ww -z -man`.  SKIP (77) with the reason
 # when either program is missing.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${srcdir:?srcdir is not set}"
 man=$srcdir/man/fscp.1
-command -v mandoc >/dev/null || { echo "SKIP: mandoc is not installed (apt-get install mandoc)"; exit 77; }
-command -v groff >/dev/null || { echo "SKIP: groff is not installed (apt-get install groff-base)"; exit 77; }
-fails=0
+command -v mandoc >/dev/null || checks_skip "mandoc is not installed (apt-get install mandoc)"
+command -v groff >/dev/null || checks_skip "groff is not installed (apt-get install groff-base)"
 
 # lint NAME COMMAND...: the command must print nothing at all.
 lint() {
@@ -17,11 +17,10 @@ lint() {
 	shift
 	out=$("$@" 2>&1)
 	if [ -n "$out" ]; then
-		echo "FAIL: $name:"
+		bad "$name:"
 		echo "$out"
-		fails=$((fails + 1))
 	else
-		echo "PASS: $name prints nothing"
+		ok "$name prints nothing"
 	fi
 }
 lint "mandoc -Tlint" mandoc -Tlint "$man"
@@ -31,5 +30,4 @@ if command -v man >/dev/null; then
 	export LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80
 	lint "man --warnings" sh -c 'man --warnings -E UTF-8 -l -Tutf8 -Z "$1" >/dev/null' sh "$man"
 fi
-echo "$(basename "$0"): $fails failed"
-[ "$fails" = 0 ]
+checks_done

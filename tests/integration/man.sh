@@ -6,10 +6,10 @@
 # variable the sources read, under ENVIRONMENT, and the text of every -v
 # route message (policy/route.c's reasons, session/'s log_verbose lines).
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
 man=$srcdir/man/fscp.1
 [ -f "$man" ] || { echo "HARD ERROR: no $man"; exit 99; }
-fails=0
 
 usage=$("$FSCP" 2>&1 >/dev/null)
 # "[-346ABCOpqRrsTv]" gives one letter each, "[-c cipher]" its letter.
@@ -22,10 +22,9 @@ options=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man")
 entry() {
 	local re=$1 what=$2
 	if grep -Eq "$re" <<<"$options"; then
-		echo "PASS: $what"
+		ok "$what"
 	else
-		echo "FAIL: $what has no entry under OPTIONS in man/fscp.1"
-		fails=$((fails + 1))
+		bad "$what has no entry under OPTIONS in man/fscp.1"
 	fi
 }
 for ((i = 0; i < ${#flags}; i++)); do
@@ -40,10 +39,9 @@ entry '^\.B \\-\\-version$' "--version"
 # Every FSCP_ variable the code reads.
 for v in $(grep -oh 'getenv("FSCP_[A-Z_]*")' "$srcdir"/src/*/*.c | sed 's/getenv("\(.*\)")/\1/' | sort -u); do
 	if sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man" | grep -q "^\.B $v\$"; then
-		echo "PASS: $v under ENVIRONMENT"
+		ok "$v under ENVIRONMENT"
 	else
-		echo "FAIL: $v (read in src/) is not under ENVIRONMENT in man/fscp.1"
-		fails=$((fails + 1))
+		bad "$v (read in src/) is not under ENVIRONMENT in man/fscp.1"
 	fi
 done
 # The -v route messages: every fixed piece of every reason and log_verbose
@@ -73,16 +71,15 @@ for a, b in (('\\-', '-'), ('\\e', '\\'), ('\\(ti', '~'), ('\\&', ''), ('\\|', '
 t = ' '.join(re.sub(r'\\f[BIRP]', '', t).split())
 missing = [(p, w) for p, w in pieces.items() if p not in t]
 for p, w in missing:
-    print('FAIL: -v message piece "%s" (%s) is not in man/fscp.1' % (p, w))
-print('%s: %d pieces of -v messages checked' % ('FAIL' if missing else 'PASS', len(pieces)))
+    print('  -v message piece "%s" (%s) is not in man/fscp.1' % (p, w))
+print('%d pieces of -v messages checked' % len(pieces))
 sys.exit(1 if missing else 0)
 EOP
-		:
+		ok "the -v messages' pieces are in man/fscp.1"
 	else
-		fails=$((fails + 1))
+		bad "the -v messages' pieces are in man/fscp.1 (missing ones above)"
 	fi
 else
 	echo "note: no python3; the -v messages are not checked against the man page"
 fi
-echo "$(basename "$0"): $fails failed"
-[ "$fails" = 0 ]
+checks_done

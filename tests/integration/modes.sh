@@ -38,4 +38,4 @@ fscp_compare --name "download -r with umask 077" --umask 077 --setup setup --exp
 fscp_compare --name "download -r with umask 0" --umask 000 --setup setup --expect-rc 0 -- -r fscp-test:src dst/
 fscp_compare --times --name "download -rp with umask 077" --umask 077 --setup setup --expect-rc 0 -- -rp fscp-test:src dst/
 
-fscp_test_done
+checks_done

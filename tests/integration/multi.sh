@@ -34,4 +34,4 @@ fscp_compare --name "download remote glob, no match" --setup setup --expect-rc 1
 fscp_compare --name "download glob of several onto a new name" --setup setup --expect-rc 0 -- "fscp-test:src/*.txt" dst/new
 fscp_compare --name "download home files and dirs with -r" --setup setup --expect-rc 0 -- -r fscp-test:src/sub fscp-test:src/small.txt dst/
 
-fscp_test_done
+checks_done

@@ -37,4 +37,4 @@ fscp_compare --name "scp:// %20 and + decode to a space" --setup setup --expect-
 fscp_compare --name "scp:// no path is the home (-r)" --setup setup --expect-rc 0 -- -r scp://fscp-test dst/home
 fscp_compare --name "scp:// invalid URI (IPv6 literal)" --setup setup --expect-rc 1 -- "scp://[::1]/x" dst/
 
-fscp_test_done
+checks_done

@@ -52,4 +52,4 @@ fscp_compare --name "download -r of a 0555 directory, umask 077" --setup setup_r
 fscp_compare --name "download -r of a 0555 directory, -p" --setup setup_readonly_dir --expect-rc 0 \
 	-- -rp fscp-test:ro dst/
 
-fscp_test_done
+checks_done

@@ -132,13 +132,10 @@ fscp_put_tree "$SSHD_HOME/src"
 want=$(md5sum <"$SSHD_HOME/src/odd mode")
 if "$FSCP" -F "$SSH_CONFIG" "$A:src/odd mode" "$B:src/odd mode" </dev/null &&
 	[ "$(md5sum <"$SSHD_HOME/src/odd mode")" = "$want" ]; then
-	FSCP_PASSES=$((FSCP_PASSES + 1))
-	echo "PASS: a file copied onto itself keeps its content"
+	ok "a file copied onto itself keeps its content"
 else
-	FSCP_FAILS=$((FSCP_FAILS + 1))
-	FSCP_FAILED_NAMES+="  a file copied onto itself"$'\n'
-	echo "FAIL: a file copied onto itself lost its content"
+	bad "a file copied onto itself lost its content"
 fi
 rm -rf "$SSHD_HOME/src"
 
-fscp_test_done
+checks_done

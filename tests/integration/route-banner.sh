@@ -10,7 +10,7 @@
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 
 # sshd reads the file at each login; it must exist before sshd starts.
 BANNER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/fscp-banner.XXXXXX") || { echo "mktemp failed"; exit 99; }
@@ -37,8 +37,8 @@ INFO=(-o LogLevel=INFO)
 name="bypass upload, 2 connections: the banner once"
 FSCP_ROUTE=bypass FSCP_CONNECTIONS=2 route_compare --name "$name" --setup setup --expect-rc 0 -- \
 	"${INFO[@]}" src/small.bin fscp-test:dst/
-route_check "$name" "scp showed the banner" grep -q "Authorized use only" "$ROUTE_ERR_scp"
-route_check "$name" "two libssh logins, no ssh (fscp $ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 2
+check "$name" "scp showed the banner" grep -q "Authorized use only" "$ROUTE_ERR_scp"
+check "$name" "two libssh logins, no ssh (fscp $ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 2
 
 name="bypass download, 2 connections: the banner once"
 FSCP_ROUTE=bypass FSCP_CONNECTIONS=2 route_compare --name "$name" --setup setup --expect-rc 0 -- \
@@ -64,7 +64,7 @@ route_cm_start cm-banner
 name="fresh upload beside a master: no banner"
 FSCP_ROUTE=bypass FSCP_CONNECTIONS=2 route_compare --name "$name" --setup setup --expect-rc 0 -- \
 	"${INFO[@]}" src/big.bin cm-banner:dst/
-route_check "$name" "fresh logins for fscp (fscp $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+check "$name" "fresh logins for fscp (fscp $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
 	test "$ROUTE_LOGINS_fscp" -gt "$ROUTE_LOGINS_scp"
 
-fscp_test_done
+checks_done

@@ -9,7 +9,7 @@
 # an error (file and line, exit 1) before anything is copied.  Every copy is
 # checked byte for byte.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/settings-lib.sh"
+. "$(dirname "$0")/../lib/settings-lib.sh"
 fscp_test_init
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_SSM_START_CPU FSCP_VERBOSE FSCP_CONFIG
 # No file of the machine or of root's home takes part.
@@ -87,7 +87,7 @@ has "system default" "fscp: route setting for fscp-test2: Route bypass (Host *) 
 settings_check "system default" "on a bypass (forced)" grep -q '^fscp: route fresh: .*(forced)$' <<<"$ROUTE"
 
 # ---- bad lines: file and line, exit 1, nothing copied ----
-bad() {
+bad_line() {
 	local name=$1 var=$2 file=$3 msg=$4
 	echo old >"$SSHD_HOME/dst.bin"
 	settings_run "$var=$file" -- src.bin fscp-test:dst.bin
@@ -96,11 +96,11 @@ bad() {
 		-a "$(cat "$SSHD_HOME/dst.bin")" = old
 }
 printf 'Host a\n\tRoute standard\nHost b\n\tRoute standrad\n' >"$C/bad1"
-bad "bad Route value" FSCP_CONFIG "$C/bad1" "$C/bad1 line 4: Route \"standrad\" is not one of auto, standard, bypass"
+bad_line "bad Route value" FSCP_CONFIG "$C/bad1" "$C/bad1 line 4: Route \"standrad\" is not one of auto, standard, bypass"
 printf '# policy\nHostName x\n' >"$C/bad2"
-bad "bad keyword, system file" FSCP_SYSTEM_CONFIG "$C/bad2" "$C/bad2: line 2: Bad configuration option: hostname"
+bad_line "bad keyword, system file" FSCP_SYSTEM_CONFIG "$C/bad2" "$C/bad2: line 2: Bad configuration option: hostname"
 printf 'Host\n' >"$C/bad3"
-bad "Host without a pattern" FSCP_CONFIG "$C/bad3" "$C/bad3 line 1: no argument after keyword \"host\""
+bad_line "Host without a pattern" FSCP_CONFIG "$C/bad3" "$C/bad3 line 1: no argument after keyword \"host\""
 printf 'Route bypass x\n' >"$C/xdg/fscp/config"
-bad "bad line in the default user file" XDG_CONFIG_HOME "$C/xdg" "$C/xdg/fscp/config line 1: garbage at end of line; \"x\"."
-fscp_test_done
+bad_line "bad line in the default user file" XDG_CONFIG_HOME "$C/xdg" "$C/xdg/fscp/config line 1: garbage at end of line; \"x\"."
+checks_done

@@ -9,7 +9,7 @@
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 
 route_cm_host cm-test
@@ -42,13 +42,13 @@ fresh_case() {	# name, then fscp_compare options and args
 	shift
 	route_compare --name "$name" "$@"
 	route_expect "$name" fresh "ControlMaster socket $sockre is live"
-	route_check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
+	check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
 		test "$ROUTE_LOGINS_scp" -eq 0
-	route_check "$name" "fscp made new connections (got $ROUTE_LOGINS_fscp logins)" \
+	check "$name" "fscp made new connections (got $ROUTE_LOGINS_fscp logins)" \
 		test "$ROUTE_LOGINS_fscp" -ge 1
 	local ready
 	ready=$(route_ready)
-	route_check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
+	check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
 }
 # Left to itself, a copy through this near master stays on it (fresh
 # connections pay beside a near master only from 256 MiB, route.h
@@ -65,10 +65,10 @@ near_master_check() {
 	grep -q "no route yet after .* ms: the bypass connections start" "$ROUTE_ERR_fscp" && most=1
 	if grep -q "route stays standard: .*small copy (9.0 MiB) stays on the live master" \
 		"$ROUTE_ERR_fscp"; then
-		route_check "$name" "stayed on the master: at most $most new login for fscp ($ROUTE_LOGINS_fscp)" \
+		check "$name" "stayed on the master: at most $most new login for fscp ($ROUTE_LOGINS_fscp)" \
 			test "$ROUTE_LOGINS_fscp" -le "$most"
 	else
-		route_check "$name" "or grew fresh connections once the round trip was known" \
+		check "$name" "or grew fresh connections once the round trip was known" \
 			grep -q "route fresh: .*9.0 MiB to move.*(after listing)" "$ROUTE_ERR_fscp"
 	fi
 }
@@ -81,13 +81,13 @@ fresh_case "fresh: download 9 MiB -p" --setup setup --expect-rc 0 --no-stderr --
 unset FSCP_ROUTE
 name="near upload of 9 MiB stays on the master"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
-route_check "$name" "it started on the master" grep -q \
+check "$name" "it started on the master" grep -q \
 	"route standard: ControlMaster socket .* is live; 9.0 MiB to move: the copy starts on the master" \
 	"$ROUTE_ERR_fscp"
 near_master_check
 name="near download of 9 MiB stays on the master"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-test:src/big.bin dst/
-route_check "$name" "it listed over the master" \
+check "$name" "it listed over the master" \
 	grep -q "route standard: ControlMaster socket .* is live; size unknown until listed" "$ROUTE_ERR_fscp"
 near_master_check
 
@@ -97,22 +97,22 @@ near_master_check
 name="fresh: -O upload 9 MiB on an exec channel"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p src/big.bin "cm-test:{HOME}/dst/"
 route_expect "$name" fresh "ControlMaster socket $sockre is live"
-route_check "$name" "fscp ran the remote scp on an exec channel" \
+check "$name" "fscp ran the remote scp on an exec channel" \
 	grep -q "legacy protocol over a libssh exec channel" "$ROUTE_ERR_fscp"
-route_check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
+check "$name" "scp went through the master (0 new logins, got $ROUTE_LOGINS_scp)" \
 	test "$ROUTE_LOGINS_scp" -eq 0
-route_check "$name" "fscp made one new connection (got $ROUTE_LOGINS_fscp logins)" \
+check "$name" "fscp made one new connection (got $ROUTE_LOGINS_fscp logins)" \
 	test "$ROUTE_LOGINS_fscp" -eq 1
 name="-O download stays on the master"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v -O "cm-test:{HOME}/src/big.bin" dst/
 route_expect "$name" standard "size unknown"
-route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
+check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
 
 # A small upload is cheaper on the master than a handshake.
 name="small upload stays on the master"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin cm-test:dst/
 route_expect "$name" standard "ControlMaster socket $sockre is live.*stays on the live master"
-route_check "$name" "no new login for scp ($ROUTE_LOGINS_scp) or fscp ($ROUTE_LOGINS_fscp)" \
+check "$name" "no new login for scp ($ROUTE_LOGINS_scp) or fscp ($ROUTE_LOGINS_fscp)" \
 	test "$ROUTE_LOGINS_scp" -eq 0 -a "$ROUTE_LOGINS_fscp" -eq 0
 
 # FSCP_ROUTE=standard: no bypass even for a big copy, through the master.
@@ -121,7 +121,7 @@ export FSCP_ROUTE=standard
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
 unset FSCP_ROUTE
 route_expect "$name" standard "forced to standard"
-route_check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
+check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 0
 
 # A master host behind a ProxyCommand (a relay 5 ms each way, so not near):
 # a download lists over the master, and the fresh connections that join
@@ -144,10 +144,10 @@ name="download through a proxied master: fresh connections use the proxy"
 : >"$FSCP_WORK/logproxy.log"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-proxy:src/big.bin dst/
 if grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"; then
-	route_check "$name" "fscp's fresh connections ran the ProxyCommand ($(wc -l <"$FSCP_WORK/logproxy.log") runs)" \
+	check "$name" "fscp's fresh connections ran the ProxyCommand ($(wc -l <"$FSCP_WORK/logproxy.log") runs)" \
 		test -s "$FSCP_WORK/logproxy.log"
 else
-	route_check "$name" "or stayed on the master (near after all): no proxy run" \
+	check "$name" "or stayed on the master (near after all): no proxy run" \
 		test ! -s "$FSCP_WORK/logproxy.log"
 fi
 kill "$PROXY_MASTER_PID" 2>/dev/null
@@ -161,6 +161,6 @@ MASTER_PID=
 name="dead master socket is not fresh"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin cm-test:dst/
 route_expect "$name" standard "ControlPath $sockre has no live master"
-route_check "$name" "scp ($ROUTE_LOGINS_scp) and fscp ($ROUTE_LOGINS_fscp) log in anew" \
+check "$name" "scp ($ROUTE_LOGINS_scp) and fscp ($ROUTE_LOGINS_fscp) log in anew" \
 	test "$ROUTE_LOGINS_scp" -ge 1 -a "$ROUTE_LOGINS_fscp" -ge 1
-fscp_test_done
+checks_done

@@ -20,7 +20,7 @@ if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 if [ -z "${ROUTE_FALLBACK_SETSID:-}" ] && command -v setsid >/dev/null; then
 	ROUTE_FALLBACK_SETSID=1 exec setsid -w bash "$0" "$@"
 fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 FSCP_TIMEOUT=60
 fscp_test_init
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
@@ -89,9 +89,9 @@ for dir in up down; do
 	name="bypass auth fails, falls back: $dir -p"
 	route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "${args[@]}"
 	route_expect "$name" fresh "forced"
-	route_check "$name" "fscp says the bypass failed and falls back" \
+	check "$name" "fscp says the bypass failed and falls back" \
 		grep -qE "bypass failed: .*; falling back to the standard route" "$ROUTE_ERR_fscp"
-	route_check "$name" "one login each, the agent's (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	check "$name" "one login each, the agent's (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 		test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
 done
 # Without -v the fallback is silent: the same output as scp's.
@@ -108,11 +108,11 @@ for route in auto bypass; do
 	route_compare --name "$name" --setup setup --expect-rc 255 -- fb-unknown:src/mid.bin dst/
 	name="unknown host key, FSCP_ROUTE=$route, -v: no prompt, no key added"
 	route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- -v src/small.txt fb-unknown:dst/
-	route_check "$name" "fscp printed no host key question" \
+	check "$name" "fscp printed no host key question" \
 		eval '! grep -qiE "continue connecting|yes/no" "$ROUTE_ERR_fscp"'
-	route_check "$name" "no login at all (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	check "$name" "no login at all (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 		test "$ROUTE_LOGINS_scp" -eq 0 -a "$ROUTE_LOGINS_fscp" -eq 0
-	route_check "$name" "known_hosts still empty" test ! -s "$FSCP_WORK/empty_known_hosts"
+	check "$name" "known_hosts still empty" test ! -s "$FSCP_WORK/empty_known_hosts"
 done
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
@@ -121,15 +121,15 @@ export FSCP_ROUTE=standard FSCP_CONNECTIONS=4
 name="FSCP_ROUTE=standard: one ssh, no libssh"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
 route_expect "$name" standard "forced to standard"
-route_check "$name" "exactly one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+check "$name" "exactly one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 	test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
-route_check "$name" "no 'connections ready' line" test -z "$(route_ready)"
+check "$name" "no 'connections ready' line" test -z "$(route_ready)"
 # The contrast: the same copy with the bypass forced logs in 4 times.
 export FSCP_ROUTE=bypass
 name="FSCP_ROUTE=bypass FSCP_CONNECTIONS=4: four libssh logins"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
 route_expect "$name" fresh "4 fresh connections"
-route_check "$name" "four logins for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 4
+check "$name" "four logins for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_fscp" -eq 4
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
 # 4. What ssh would say, said once, on a bypass: a missing -i file (ssh -G's
@@ -152,7 +152,7 @@ route_compare --name "bypass: -J that cannot resolve, its error once" --setup se
 name="bypass: -S missing program, scp's message"
 (cd "$FSCP_WORK/L" && "$FSCP" -F "$SSH_CONFIG" -S "$FSCP_WORK/no-such-ssh" "$srcdir/README" \
 	fscp-test:dst/ >/dev/null 2>"$FSCP_WORK/s-missing.err")
-route_check "$name" "first line '<program>: No such file or directory'" \
+check "$name" "first line '<program>: No such file or directory'" \
 	test "$(head -1 "$FSCP_WORK/s-missing.err")" = "$FSCP_WORK/no-such-ssh: No such file or directory"
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
@@ -163,13 +163,13 @@ unset FSCP_ROUTE FSCP_CONNECTIONS
 name="near download: the bypass connection lists, without ssh"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p fscp-test:src/mid.bin dst/
 if grep -q "no first bytes from the server within .* ms: ssh lists" "$ROUTE_ERR_fscp"; then
-	route_check "$name" "or, the banner late, ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
+	check "$name" "or, the banner late, ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
 else
-	route_check "$name" "-v says it lists without ssh" \
+	check "$name" "-v says it lists without ssh" \
 		grep -q "route fresh: the server's first bytes came after .* ms: the bypass connection lists, without ssh" \
 		"$ROUTE_ERR_fscp"
-	route_check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$ROUTE_ERR_fscp"'
-	route_check "$name" "one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$ROUTE_ERR_fscp"'
+	check "$name" "one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 		test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
 fi
 name="near download -r: listed over the bypass, as scp"
@@ -178,8 +178,8 @@ route_compare --name "$name" --setup setup --expect-rc 0 --times -- -r -p fscp-t
 # IdentitiesOnly): no key file to offer, so ssh lists, with its one login.
 name="near download, agent key only: ssh lists"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v fb-agent:src/mid.bin dst/
-route_check "$name" "ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
-route_check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+check "$name" "ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
+check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 	test "$ROUTE_LOGINS_fscp" -eq "$ROUTE_LOGINS_scp"
 
-fscp_test_done
+checks_done

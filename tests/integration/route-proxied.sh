@@ -10,7 +10,7 @@
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
 
@@ -40,7 +40,7 @@ proxied_case() {	# name, then fscp_compare options and args
 	shift
 	route_compare --name "$name" "$@"
 	route_expect "$name" proxied "through the same proxy, with several SFTP channels"
-	route_check "$name" "fscp logged in no more than twice (bastion + target; got $ROUTE_LOGINS_fscp)" \
+	check "$name" "fscp logged in no more than twice (bastion + target; got $ROUTE_LOGINS_fscp)" \
 		test "$ROUTE_LOGINS_fscp" -le 2
 }
 proxied_case "proxied: upload 9 MiB via ProxyCommand" --setup setup --expect-rc 0 --no-stderr -- \
@@ -56,9 +56,9 @@ proxied_case "proxied: upload -p via ProxyJump" --setup setup --expect-rc 0 --no
 # sanitizer build through two ssh hops) takes the proxied route.
 name="download of 9 MiB decided after listing"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p bastion-pc:src/big.bin dst/
-route_check "$name" "it listed over ssh first" \
+check "$name" "it listed over ssh first" \
 	grep -q "route standard: ProxyCommand is not AWS SSM.*size unknown until listed" "$ROUTE_ERR_fscp"
-route_check "$name" "it decided after listing (stayed near, proxied farther)" \
+check "$name" "it decided after listing (stayed near, proxied farther)" \
 	grep -qE "route stays standard: .*9.0 MiB to move|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
 
 # Through a near jump host a second connection adds only the jump's second
@@ -66,11 +66,11 @@ route_check "$name" "it decided after listing (stayed near, proxied farther)" \
 # ssh's connection; one measured slower takes the proxied route.
 name="download via ProxyJump decided after listing"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p bastion-pj:src/big.bin dst/
-route_check "$name" "it stayed on ssh's for a near jump (or went proxied, measured far)" \
+check "$name" "it stayed on ssh's for a near jump (or went proxied, measured far)" \
 	grep -qE "route stays standard: ProxyJump .*the server answers within 2 ms|route proxied: .*\(after listing\)" "$ROUTE_ERR_fscp"
 if grep -q "route stays standard" "$ROUTE_ERR_fscp"; then
 	# (the connection opened beside the listing, in case it paid, is cut)
-	route_check "$name" "staying standard, no second connection joined the copy" \
+	check "$name" "staying standard, no second connection joined the copy" \
 		eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp"'
 fi
 
@@ -97,14 +97,14 @@ route_expect "$name" standard "forced to standard"
 # "kex_exchange_identification: Connection closed by remote host").
 name="failing proxy: as scp"
 route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- src/big.bin bastion-false:dst/
-route_check "$name" "scp's words" grep -q "Connection closed" "$ROUTE_ERR_fscp"
-route_check "$name" "the proxy's words come once" \
+check "$name" "scp's words" grep -q "Connection closed" "$ROUTE_ERR_fscp"
+check "$name" "the proxy's words come once" \
 	test "$(grep -c "proxy says no" "$ROUTE_ERR_fscp")" -eq 1
 
 # A changed key behind the bastion: refused, nothing copied, as ssh.
 name="changed host key behind the bastion"
 route_compare --name "$name" --setup setup --expect-rc 255 -- src/big.bin bastion-wrongkey:dst/
-route_check "$name" "nothing copied" test ! -e "$SSHD_HOME/dst/big.bin"
-route_check "$name" "ssh's warning" grep -q "REMOTE HOST IDENTIFICATION HAS CHANGED" "$ROUTE_ERR_fscp"
+check "$name" "nothing copied" test ! -e "$SSHD_HOME/dst/big.bin"
+check "$name" "ssh's warning" grep -q "REMOTE HOST IDENTIFICATION HAS CHANGED" "$ROUTE_ERR_fscp"
 
-fscp_test_done
+checks_done

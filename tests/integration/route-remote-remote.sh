@@ -11,16 +11,11 @@
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 
 route_ssm_init
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-printf '%s\n' "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" "$I_PAR 127.0.0.1 $SSHD_PORT - -" \
-	>"$FSCP_FAKE_AWS_INSTANCES"
-KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-printf '%s\n' "[$I_DIR]:$SSHD_PORT $KEY" "[$I_PAR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+route_ssm_pair
 route_cm_host cm-test
 
 MASTER_PID=
@@ -30,8 +25,7 @@ route_rr_cleanup() {
 }
 trap route_rr_cleanup EXIT
 route_cm_start cm-test
-ssh -F "$SSH_CONFIG" "$I_DIR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_reachable "$I_DIR"
 
 # Above the 8 MiB from which a bypass of the master pays far away; this near
 # (under 2 ms) the copy stays on the master once listed (from 64 MiB only).
@@ -46,15 +40,15 @@ setup() {
 routes_are() {	# name, ERE of the destination's route, ERE of the source's
 	local lines
 	lines=$(grep -E '^[^ :]+: route [a-z-]+: ' "$ROUTE_ERR_fscp")
-	route_check "$1" "destination route /$2/" grep -qE -- "$2" <<<"$lines"
-	route_check "$1" "source route /$3/" grep -qE -- "$3" <<<"$lines"
+	check "$1" "destination route /$2/" grep -qE -- "$2" <<<"$lines"
+	check "$1" "source route /$3/" grep -qE -- "$3" <<<"$lines"
 }
 
 name="ControlMaster host to SSM host, -r -p"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -r -p cm-test:src "$I_DIR:dst/"
 routes_are "$name" "route ssm-direct: .*direct address presents the instance's host key" \
 	"route standard: ControlMaster socket .* is live; size unknown until listed"
-route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
 
 name="SSM host to ControlMaster host"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v "$I_DIR:src/big.bin" cm-test:dst/copy.bin
@@ -67,7 +61,7 @@ name="SSM host without a direct route to a plain host"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v "$I_PAR:src/big.bin" fscp-test:dst/
 routes_are "$name" "route standard: no ControlMaster or SSM proxy; size unknown until listed" \
 	"route standard: AWS SSM ProxyCommand; .*fits one SSM session"
-route_check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
+check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
 	test "$ROUTE_SSM_scp" -eq 1 -a "$ROUTE_SSM_fscp" -eq 1
 
-fscp_test_done
+checks_done

@@ -20,16 +20,11 @@
 #     get half a CPU.
 # No timing is asserted.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 
 route_ssm_init
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
-printf '%s\n' "$I_PAR 127.0.0.1 $SSHD_PORT - -" "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" \
-	>"$FSCP_FAKE_AWS_INSTANCES"
-KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-printf '%s\n' "[$I_PAR]:$SSHD_PORT $KEY" "[$I_DIR]:$SSHD_PORT $KEY" >"$FSCP_WORK/ssm_known_hosts"
+route_ssm_pair
 export FSCP_SSM_DIRECT=off
 
 cd "$FSCP_WORK" || exit 99
@@ -128,14 +123,14 @@ run() {
 	left=$(leftovers "$pid" "$sims0")
 	kill "$dog" 2>/dev/null
 	wait "$dog" 2>/dev/null
-	route_check "$name" "exit status $rc, wants $want" test "$rc" = "$want" ||
+	check "$name" "exit status $rc, wants $want" test "$rc" = "$want" ||
 		sed 's/^/    /' "$FSCP_WORK/err" | head -5
 	if [ "$prog" = "$SCP" ]; then
 		# Not asserted: scp's ssh hangs up on its ProxyCommand's shell
 		# only, and what runs under it ends when it sees EOF.
 		echo "note: $name: $(printf '%s' "$left" | grep -c .) processes left as scp exited"
 	else
-		route_check "$name" "nothing left once it exited" test -z "$left" ||
+		check "$name" "nothing left once it exited" test -z "$left" ||
 			printf '%s\n' "$left" | sed 's/^/    /' | head -10
 	fi
 	# Whatever was left must not disturb the next case.
@@ -145,15 +140,15 @@ run() {
 }
 
 same() {	# name got want
-	route_check "$1" "the copy is the source" cmp -s "$2" "$3"
+	check "$1" "the copy is the source" cmp -s "$2" "$3"
 }
 
 auto_download() {	# name host max-starts: a 6-byte download, FSCP_SSM_DIRECT=auto
 	rm -f dst/*
 	FSCP_SSM_DIRECT=auto run "$1" 0 - "$FSCP" "$2:src/tiny.txt" dst/
 	same "$1" dst/tiny.txt src/tiny.txt
-	route_check "$1" "at most $3 StartSession calls ($STARTS)" test "$STARTS" -le "$3"
-	route_check "$1" "1 describe-instances call ($LOOKUPS)" test "$LOOKUPS" -eq 1
+	check "$1" "at most $3 StartSession calls ($STARTS)" test "$STARTS" -le "$3"
+	check "$1" "1 describe-instances call ($LOOKUPS)" test "$LOOKUPS" -eq 1
 }
 
 cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
@@ -168,7 +163,7 @@ cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 	rm -f dst/*
 	run "$name" 0 - "$FSCP" "$I_PAR:src/tiny.txt" dst/
 	same "$name" dst/tiny.txt src/tiny.txt
-	route_check "$name" "at most 2 StartSession calls ($STARTS)" test "$STARTS" -le 2
+	check "$name" "at most 2 StartSession calls ($STARTS)" test "$STARTS" -le 2
 
 	# As users run it: the direct address is looked for (beside the first
 	# session's start when a core is idle, else first).
@@ -178,7 +173,7 @@ cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 	name="$env: 6-byte download, scp"
 	rm -f dst/*
 	run "$name" 0 - "$SCP" "$I_PAR:src/tiny.txt" dst/
-	route_check "$name" "scp makes 1 StartSession call ($STARTS)" test "$STARTS" -eq 1
+	check "$name" "scp makes 1 StartSession call ($STARTS)" test "$STARTS" -eq 1
 
 	name="$env: 6-byte upload"
 	rm -f "$SSHD_HOME"/dst/*
@@ -215,4 +210,4 @@ else
 fi
 cases slow 1500 0
 
-fscp_test_done
+checks_done

@@ -17,26 +17,18 @@
 # Exit 0 pass, 1 fail, 99 cannot run.
 # make check may start this with /bin/sh: continue in bash.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 
 route_ssm_init
 
-I_PAR=i-0123456789abcdef0	# no address: only SSM reaches it
-I_DIR=i-0123456789abcdef1	# private address 127.0.0.1: the test sshd
+route_ssm_pair
 I_BAD=i-0123456789abcdef2	# private address 127.0.0.2: another sshd, another key
 I_NONE=i-0000000000000dead	# unknown to the fake CLI
-cat >"$FSCP_FAKE_AWS_INSTANCES" <<EOF
-# id                 sshd-host  sshd-port     private    public
-$I_PAR 127.0.0.1 $SSHD_PORT - -
-$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -
-$I_BAD 127.0.0.1 $SSHD_PORT 127.0.0.2 -
-EOF
-
+route_ssm_instance "$I_BAD" 127.0.0.2
 KEY=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
-for i in "$I_PAR" "$I_DIR" "$I_BAD" "$I_NONE"; do
-	echo "[$i]:$SSHD_PORT $KEY"
-done >"$FSCP_WORK/ssm_known_hosts"
+# Its key is on record, but the fake CLI does not know it.
+echo "[$I_NONE]:$SSHD_PORT $KEY" >>"$FSCP_WORK/ssm_known_hosts"
 
 # The second sshd: 127.0.0.2 on the same port (the direct route uses the
 # config's Port), its own host key.  Started by hand, as sshd.sh picks ports.
@@ -70,9 +62,7 @@ until grep -q "Server listening on 127.0.0.2 port $SSHD_PORT" "$D2/sshd.log" &&
 	fi
 	sleep 0.1
 done
-# Sanity: ssh itself reaches the instance through the simulator.
-ssh -F "$SSH_CONFIG" "$I_PAR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_reachable "$I_PAR"
 
 SMALL=$((100 << 10))
 MID=$((6 << 20))	# several SSM sessions (route.c route_ssm_sessions; the count
@@ -95,12 +85,12 @@ sessions_match_route() {	# name
 	want=$(route_count_in_line)
 	ready=$(route_ready)
 	up=${ready%% *}
-	route_check "$1" "the route line is one line ending in '; N SSM sessions' ($(route_line | tail -c 60))" \
+	check "$1" "the route line is one line ending in '; N SSM sessions' ($(route_line | tail -c 60))" \
 		test -n "$want"
-	route_check "$1" "fscp planned ${ready#* } connections (route line: ${want:-?}) and started $ROUTE_SSM_fscp SSM sessions, $up of them up" \
+	check "$1" "fscp planned ${ready#* } connections (route line: ${want:-?}) and started $ROUTE_SSM_fscp SSM sessions, $up of them up" \
 		test -n "$ready" -a "${want:-${ready#* }}" = "${ready#* }" -a "$ROUTE_SSM_fscp" -ge 1 \
 		-a "$ROUTE_SSM_fscp" -le "${ready#* }" -a "${up:-0}" -le "$ROUTE_SSM_fscp"
-	route_check "$1" "scp used one SSM session (log: $ROUTE_SSM_scp)" test "$ROUTE_SSM_scp" -eq 1
+	check "$1" "scp used one SSM session (log: $ROUTE_SSM_scp)" test "$ROUTE_SSM_scp" -eq 1
 }
 
 name="ssm-parallel: upload 6 MiB"
@@ -123,7 +113,7 @@ unset SHLVL
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/mid.bin "$I_PAR:dst/"
 export HOME=$saved_home SHELL=$saved_shell SHLVL=$saved_shlvl
 route_expect "$name" ssm-parallel "AWS SSM ProxyCommand, no direct route"
-route_check "$name" "no poisoned aws ran" bash -c "! grep -q 'poisoned aws' '$ROUTE_ERR_fscp'"
+check "$name" "no poisoned aws ran" bash -c "! grep -q 'poisoned aws' '$ROUTE_ERR_fscp'"
 sessions_match_route "$name"
 
 name="ssm-parallel: download 6 MiB -p"
@@ -147,7 +137,7 @@ opens_below_tasks() {	# name
 	local t
 	t=$(sed -n 's/^fscp: debug: connection [0-9]*: \([0-9]*\) tasks, \([0-9]*\) opens.*/\1 \2/p' \
 		"$ROUTE_ERR_fscp" | awk '{ t += $1; o += $2 } END { print t + 0, o + 0 }')
-	route_check "$1" "the sessions took more than 4 pieces and sent fewer OPENs (tasks, opens: $t)" \
+	check "$1" "the sessions took more than 4 pieces and sent fewer OPENs (tasks, opens: $t)" \
 		test "${t% *}" -gt 4 -a "${t#* }" -lt "${t% *}"
 }
 export FSCP_CONNECTIONS=2
@@ -164,16 +154,16 @@ unset FSCP_CONNECTIONS
 name="SSM: a copy that fits one session stays standard"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin "$I_PAR:dst/"
 route_expect "$name" standard "AWS SSM ProxyCommand; .* fits one SSM session"
-route_check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
+check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
 	test "$ROUTE_SSM_scp" -eq 1 -a "$ROUTE_SSM_fscp" -eq 1
 
 name="ssm-direct: upload 10 MiB -p"
 export FSCP_SSM_DIRECT=auto
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/big.bin "$I_DIR:dst/"
 route_expect "$name" ssm-direct "direct address presents the instance's host key"
-route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
-route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
-route_check "$name" "fscp asked describe-instances about $I_DIR" \
+check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
+check "$name" "fscp asked describe-instances about $I_DIR" \
 	grep -q "ec2 describe-instances .*$I_DIR" "$FSCP_FAKE_AWS_LOG"
 
 # A download's size is unknown: its first SSM session may start while the
@@ -183,22 +173,22 @@ lookups0=$(grep -c "ec2 describe-instances" "$FSCP_FAKE_AWS_LOG")
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p "$I_DIR:src/mid.bin" dst/
 lookups=$(($(grep -c "ec2 describe-instances" "$FSCP_FAKE_AWS_LOG") - lookups0))
 route_expect "$name" ssm-direct "direct address presents the instance's host key"
-route_check "$name" "fscp started at most 1 SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -le 1
-route_check "$name" "fscp asked describe-instances once ($lookups)" test "$lookups" -eq 1
-route_check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
+check "$name" "fscp started at most 1 SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -le 1
+check "$name" "fscp asked describe-instances once ($lookups)" test "$lookups" -eq 1
+check "$name" "fscp logged in directly ($ROUTE_LOGINS_fscp logins)" test "$ROUTE_LOGINS_fscp" -ge 1
 
 name="ssm-direct: -O download -p on an exec channel"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -O -p "$I_DIR:{HOME}/src/mid.bin" dst/
 route_expect "$name" ssm-direct "direct address presents the instance's host key"
-route_check "$name" "fscp ran the remote scp on an exec channel" \
+check "$name" "fscp ran the remote scp on an exec channel" \
 	grep -q "legacy protocol over a libssh exec channel" "$ROUTE_ERR_fscp"
-route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
 
 name="ssm-direct: FSCP_SSM_DIRECT=127.0.0.1 for an instance without an address"
 export FSCP_SSM_DIRECT=127.0.0.1
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_PAR:dst/"
 route_expect "$name" ssm-direct "direct address presents the instance's host key"
-route_check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
+check "$name" "fscp started no SSM session (log: $ROUTE_SSM_fscp)" test "$ROUTE_SSM_fscp" -eq 0
 
 name="FSCP_SSM_DIRECT=off: parallel even with a direct address"
 export FSCP_SSM_DIRECT=off
@@ -212,9 +202,9 @@ before2=$(grep -c "Accepted publickey" "$D2/sshd.log")
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/big.bin "$I_BAD:dst/"
 route_expect "$name" ssm-parallel "direct address 127\\.0\\.0\\.2 refused"
 sessions_match_route "$name"
-route_check "$name" "nobody logged in at the wrong-key address" \
+check "$name" "nobody logged in at the wrong-key address" \
 	test "$(grep -c "Accepted publickey" "$D2/sshd.log")" -eq "$before2"
-route_check "$name" "the wrong-key host was actually probed" \
+check "$name" "the wrong-key host was actually probed" \
 	grep -q "from 127\\.0\\.0\\.[0-9]* port" "$D2/sshd.log"
 
 # A fatal error in the planning while SSM sessions may still be coming up
@@ -227,11 +217,11 @@ route_compare --name "$name" --setup setup --expect-rc 255 -- src/missing src/bi
 # fscp (a bypass is tried for 6 MiB, then the fallback) must fail the same way.
 name="unknown instance: both fail alike"
 route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- src/mid.bin "$I_NONE:dst/"
-route_check "$name" "fscp shows the CLI's TargetNotConnected error" \
+check "$name" "fscp shows the CLI's TargetNotConnected error" \
 	grep -q "TargetNotConnected" "$ROUTE_ERR_fscp"
 name="unknown instance, -v: the bypass fails, then the standard route"
 route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- -v src/mid.bin "$I_NONE:dst/"
-route_check "$name" "fscp says the bypass failed and falls back" \
+check "$name" "fscp says the bypass failed and falls back" \
 	grep -q "bypass failed: .*falling back to the standard route" "$ROUTE_ERR_fscp"
 unset FSCP_SSM_DIRECT
 
@@ -264,9 +254,9 @@ export FSCP_CONNECTIONS=3
 rc=$?
 unset FSCP_CONNECTIONS
 wait "$pk"
-route_check "$name" "exit 0 (got $rc)" test "$rc" = 0
-route_check "$name" "the copy is whole" cmp -s "$FSCP_WORK/pk/six.bin" "$SSHD_HOME/pk.bin"
-route_check "$name" "-v says a connection failed and another took over" \
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "the copy is whole" cmp -s "$FSCP_WORK/pk/six.bin" "$SSHD_HOME/pk.bin"
+check "$name" "-v says a connection failed and another took over" \
 	bash -c "grep -q 'connection [0-9]* failed' '$FSCP_WORK/pk/err' && grep -q 'takes over' '$FSCP_WORK/pk/err'"
 
 # A changed host key on every bypass route: refused, nothing copied, the same
@@ -274,24 +264,21 @@ route_check "$name" "-v says a connection failed and another took over" \
 # falls back to).  The key on record for these instances is another one.
 I_CHG=i-0123456789abcdef3	# private address 127.0.0.1: ssm-direct would apply
 I_CHGP=i-0123456789abcdef4	# no address: ssm-parallel would apply
-printf '%s 127.0.0.1 %s 127.0.0.1 -\n%s 127.0.0.1 %s - -\n' \
-	"$I_CHG" "$SSHD_PORT" "$I_CHGP" "$SSHD_PORT" >>"$FSCP_FAKE_AWS_INSTANCES"
+route_ssm_instance "$I_CHG" 127.0.0.1 "$D2/ssh_host_ed25519_key.pub"
+route_ssm_instance "$I_CHGP" - "$D2/ssh_host_ed25519_key.pub"
 WRONG=$(cut -d' ' -f1,2 "$D2/ssh_host_ed25519_key.pub")
-for i in "$I_CHG" "$I_CHGP"; do
-	echo "[$i]:$SSHD_PORT $WRONG"
-done >>"$FSCP_WORK/ssm_known_hosts"
 echo "[127.0.0.1]:$SSHD_PORT $WRONG" >"$FSCP_WORK/changed_known_hosts"
 nothing_copied() {
-	route_check "$1" "nothing reached the remote dst/" \
+	check "$1" "nothing reached the remote dst/" \
 		test -z "$(ls -A "$FSCP_WORK/run/fscp/R/dst" 2>/dev/null)"
-	route_check "$1" "no key was added" bash -c "! grep -q 'Permanently added' '$ROUTE_ERR_fscp'"
+	check "$1" "no key was added" bash -c "! grep -q 'Permanently added' '$ROUTE_ERR_fscp'"
 }
 export FSCP_SSM_DIRECT=auto
 for t in "ssm-direct:$I_CHG" "ssm-parallel:$I_CHGP"; do
 	name="changed host key, ${t%%:*} route: refused, nothing copied"
 	route_compare --name "$name" --setup setup --expect-rc 255 -- src/big.bin "${t#*:}:dst/"
 	nothing_copied "$name"
-	route_check "$name" "ssh's verdict reached the user" \
+	check "$name" "ssh's verdict reached the user" \
 		grep -q "Host key verification failed" "$ROUTE_ERR_fscp"
 done
 name="changed host key, fresh route (FSCP_ROUTE=bypass): refused, nothing copied"
@@ -311,9 +298,9 @@ export FSCP_FAKE_AWS_THROTTLE_STATE=$FSCP_WORK/throttle.state
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/mid.bin "$I_PAR:dst/"
 unset FSCP_CONNECTIONS FSCP_FAKE_AWS_THROTTLE_AFTER FSCP_FAKE_AWS_THROTTLE_WINDOW_MS FSCP_FAKE_AWS_THROTTLE_STATE
 route_expect "$name" ssm-parallel "; 4 SSM sessions$"
-route_check "$name" "-v says a throttled start tries again" \
+check "$name" "-v says a throttled start tries again" \
 	grep -q "SSM StartSession throttled: connection [0-9]* tries again" "$ROUTE_ERR_fscp"
-route_check "$name" "no throttle message left on stderr" \
+check "$name" "no throttle message left on stderr" \
 	bash -c "! grep -q 'Rate exceeded' '$ROUTE_ERR_fscp'"
 
-fscp_test_done
+checks_done

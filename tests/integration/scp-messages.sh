@@ -17,7 +17,7 @@ if [ -z "${FSCP_MSG_NS:-}" ] && [ "$(id -u)" = 0 ] &&
 	unshare -m --propagation private true 2>/dev/null; then
 	FSCP_MSG_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 TABLE=$srcdir/tests/integration/scp-messages.tsv
 [ -r "$TABLE" ] || fscp_hard_error "no message table $TABLE"
 fscp_test_init
@@ -134,8 +134,7 @@ case_up_fifo_top() {
 	rm -f "$FSCP_WORK/fifo-sides"
 	SETUP=setup_fifo_top POST=post_fifo_top m_cmp 1 fifo src/small.txt $H:dst/
 	[ "$(cat "$FSCP_WORK/fifo-sides" 2>/dev/null)" = $'opened\nopened' ] && return 0
-	echo "FAIL: $ROW ($ROUTE): the FIFO opened by scp, fscp: $(tr '\n' , <"$FSCP_WORK/fifo-sides")"
-	FSCP_FAILS=$((FSCP_FAILS + 1))
+	bad "$ROW ($ROUTE): the FIFO opened by scp, fscp: $(tr '\n' , <"$FSCP_WORK/fifo-sides")"
 }
 case_dest_open() { SETUP=setup_trees m_cmp 1 src/small.txt $H:/nonexistent-fscp/dir/x; }
 case_dest_open_slash() { SETUP=setup_trees m_cmp 1 src/small.txt $H:nodir/; }
@@ -164,8 +163,7 @@ m_ro() {
 	rm -f "$FSCP_WORK/ro-said"
 	SETUP=setup_ro POST=post_ro m_cmp "$@"
 	grep -qF "$said" "$FSCP_WORK/ro-said" 2>/dev/null && return 0
-	echo "FAIL: $ROW ($ROUTE): scp did not say '$said'"
-	FSCP_FAILS=$((FSCP_FAILS + 1))
+	bad "$ROW ($ROUTE): scp did not say '$said'"
 }
 case_local_chmod() {
 	m_ro 'local chmod "ro/null": Read-only' 0 -p $H:f ro/null
@@ -274,11 +272,8 @@ echo "${#rows[@]} tested rows"
 # unknown) and ssm-parallel for small uploads; scp goes through SSM.
 route_ssm_init
 I_DIR=i-0123456789abcdef1
-echo "$I_DIR 127.0.0.1 $SSHD_PORT 127.0.0.1 -" >"$FSCP_FAKE_AWS_INSTANCES"
-echo "[$I_DIR]:$SSHD_PORT $(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")" \
-	>"$FSCP_WORK/ssm_known_hosts"
-ssh -F "$SSH_CONFIG" "$I_DIR" true </dev/null ||
-	fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+route_ssm_instance "$I_DIR" 127.0.0.1
+route_ssm_reachable "$I_DIR"
 
 for ROUTE in standard bypass ssm; do
 	H=fscp-test
@@ -298,4 +293,4 @@ name="ssm pass: a -r download takes ssm-direct"
 FSCP_ROUTE=bypass route_compare --name "$name" --setup setup_specials_remote --expect-rc 0 \
 	--no-stderr -- -v -r "$I_DIR:src" dst
 route_expect "$name" ssm-direct
-fscp_test_done
+checks_done

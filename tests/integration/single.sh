@@ -57,4 +57,4 @@ fscp_compare --name "download from ~/ path" --setup setup --expect-rc 0 -- "fscp
 fscp_compare --name "download file from home dir (fscp-test:name)" --setup setup --expect-rc 0 -- fscp-test:src/small.txt fscp-test:dst/x
 fscp_compare --name "download home without -r (a directory)" --setup setup -- fscp-test: dst/
 
-fscp_test_done
+checks_done

@@ -32,4 +32,4 @@ drop_sources() {
 fscp_compare --name "upload 2100 MiB sparse file" --setup setup_up --post drop_sources --expect-rc 0 -- src/big fscp-test:dst/
 fscp_compare --name "download 2100 MiB sparse file" --setup setup_down --post drop_sources --expect-rc 0 -- fscp-test:src/big dst/
 
-fscp_test_done
+checks_done

@@ -10,7 +10,7 @@
 # names the program as scp does ("Executing: program /usr/bin/ssh host ...").
 # -S still picks the program for both.  Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 fscp_test_init
 unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT FSCP_VERBOSE
 # The build's default (configure --with-ssh-program); scp's is /usr/bin/ssh.
@@ -31,12 +31,10 @@ export PATH
 
 fake_ran() {
 	if [ -s "$FSCP_WORK/fake-ssh.log" ]; then
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		echo "FAIL: $1: the ssh on PATH ran: $(cat "$FSCP_WORK/fake-ssh.log")"
+		bad "$1: the ssh on PATH ran: $(cat "$FSCP_WORK/fake-ssh.log")"
 		rm -f "$FSCP_WORK/fake-ssh.log"
 	else
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $1: the ssh on PATH did not run"
+		ok "$1: the ssh on PATH did not run"
 	fi
 }
 
@@ -66,9 +64,9 @@ FSCP_ROUTE=bypass fscp_compare --name "ProxyJump, forced bypass, fake ssh on PAT
 	--setup setup_up --no-stderr --post post_scp_or_fscp -- -v src.bin jumped:
 fake_ran "ProxyJump"
 if grep -q "route proxied" "$FSCP_WORK/v.fscp"; then
-	FSCP_PASSES=$((FSCP_PASSES + 1)); echo "PASS: the ProxyJump copy took the proxied route"
+	ok "the ProxyJump copy took the proxied route"
 else
-	FSCP_FAILS=$((FSCP_FAILS + 1)); echo "FAIL: no 'route proxied' under -v: $(grep 'fscp: ' "$FSCP_WORK/v.fscp")"
+	bad "no 'route proxied' under -v: $(grep 'fscp: ' "$FSCP_WORK/v.fscp")"
 fi
 
 # -v: the program scp names, and the route fscp took without PATH's ssh.
@@ -76,9 +74,9 @@ FSCP_ROUTE=bypass fscp_compare --name "-v, forced bypass" --no-stderr --expect-r
 	--setup setup_up --post post_scp_or_fscp -- -v src.bin fscp-test:
 fake_ran "-v, forced bypass"
 if grep -q "route fresh" "$FSCP_WORK/v.fscp"; then
-	FSCP_PASSES=$((FSCP_PASSES + 1)); echo "PASS: the forced bypass ran (ssh -G answered)"
+	ok "the forced bypass ran (ssh -G answered)"
 else
-	FSCP_FAILS=$((FSCP_FAILS + 1)); echo "FAIL: no 'route fresh' under -v: $(grep 'fscp: ' "$FSCP_WORK/v.fscp")"
+	bad "no 'route fresh' under -v: $(grep 'fscp: ' "$FSCP_WORK/v.fscp")"
 fi
 fscp_compare --name "-v, standard route" --no-stderr --expect-rc 0 \
 	--setup setup_up --post post_scp_or_fscp -- -v src.bin fscp-test:
@@ -86,10 +84,9 @@ want="Executing: program $prog host fscp-test, user (unspecified), command sftp"
 for side in scp fscp; do
 	if [ "$side" = scp ] && [ "$prog" != /usr/bin/ssh ]; then continue; fi
 	if grep -qxF "$want" "$FSCP_WORK/v.$side"; then
-		FSCP_PASSES=$((FSCP_PASSES + 1)); echo "PASS: $side -v says: $want"
+		ok "$side -v says: $want"
 	else
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		echo "FAIL: $side -v does not say '$want': $(grep Executing "$FSCP_WORK/v.$side")"
+		bad "$side -v does not say '$want': $(grep Executing "$FSCP_WORK/v.$side")"
 	fi
 done
 
@@ -97,9 +94,9 @@ done
 fscp_compare --name "-S names the fake ssh" --no-stderr --expect-rc "1|255" --setup setup_up -- \
 	-S "$fake/ssh" src.bin fscp-test:
 if [ -s "$FSCP_WORK/fake-ssh.log" ]; then
-	FSCP_PASSES=$((FSCP_PASSES + 1)); echo "PASS: -S ran the named program"
+	ok "-S ran the named program"
 	rm -f "$FSCP_WORK/fake-ssh.log"
 else
-	FSCP_FAILS=$((FSCP_FAILS + 1)); echo "FAIL: -S $fake/ssh did not run it"
+	bad "-S $fake/ssh did not run it"
 fi
-fscp_test_done
+checks_done

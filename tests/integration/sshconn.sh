@@ -26,6 +26,8 @@ try=$(cd "$(dirname "$try")" && pwd)/$(basename "$try")
 
 # shellcheck source=../lib/sshd.sh
 . "$srcroot/tests/lib/sshd.sh" || exit 99
+# shellcheck source=../lib/checks.sh
+. "$srcroot/tests/lib/checks.sh" || exit 99
 work=$(mktemp -d /tmp/fscp-sshconn.XXXXXX) || exit 99
 agent_pid=
 cleanup() {
@@ -43,42 +45,26 @@ D=$SSHD_DIR
 hostkey=$(cut -d' ' -f1,2 "$D/ssh_host_ed25519_key.pub")
 ssh-keygen -q -t ed25519 -N '' -f "$work/other" || exit 99
 otherkey=$(cut -d' ' -f1,2 "$work/other.pub")
-fails=0
-n=0
 
 # run NAME WANT_RC [GREP] -- sshconn-try args...: stdin from /dev/null, no
 # controlling terminal, 30 s limit, so a prompt shows up as a hang/failure.
 run() {
 	local name=$1 want=$2 pat=$3 rc
 	shift 4
-	n=$((n + 1))
 	timeout 30 setsid "$try" "$@" </dev/null >"$work/out" 2>&1
 	rc=$?
 	if [ "$rc" != "$want" ]; then
-		echo "FAIL $name: exit $rc, want $want"
+		bad "$name: exit $rc, want $want"
 		sed 's/^/    /' "$work/out"
-		fails=$((fails + 1))
 		return 1
 	fi
 	if [ -n "$pat" ] && ! grep -q -- "$pat" "$work/out"; then
-		echo "FAIL $name: output lacks '$pat'"
+		bad "$name: output lacks '$pat'"
 		sed 's/^/    /' "$work/out"
-		fails=$((fails + 1))
 		return 1
 	fi
-	echo "ok   $name"
+	ok "$name"
 	return 0
-}
-check() { # NAME CONDITION...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok   $name"
-	else
-		echo "FAIL $name"
-		fails=$((fails + 1))
-	fi
 }
 
 base=(-p "$P" -l root -B -I -i "$D/id_ed25519")
@@ -95,7 +81,7 @@ run "wrong key not trusted with strict=no (ssh goes on unsafely; left to ssh)" 6
 run "unknown key, strict yes" 3 "Host key verification failed" -- "${base[@]}" -k "$kh/empty" -s yes -S 127.0.0.1
 run "unknown key, ask + BatchMode" 3 "Host key verification failed" -- "${base[@]}" -k "$kh/empty" -s ask -S 127.0.0.1
 run "unknown key, ask, no prompt (left to ssh)" 6 "ssh would ask" -- -p "$P" -l root -I -i "$D/id_ed25519" -k "$kh/empty" -s ask -S 127.0.0.1
-check "refusals left known_hosts alone" test ! -s "$kh/empty"
+check sshconn-try "refusals left known_hosts alone" test ! -s "$kh/empty"
 run "key in second UserKnownHostsFile" 0 "VERSION 3" -- "${base[@]}" -k "$kh/empty" -k "$kh/good" -s yes -S 127.0.0.1
 run "key in GlobalKnownHostsFile" 0 "VERSION 3" -- "${base[@]}" -k "$kh/empty" -g "$kh/good" -s yes -S 127.0.0.1
 run "changed in one file, right in another" 0 "VERSION 3" -- "${base[@]}" -k "$kh/wrong" -k "$kh/good" -s yes -S 127.0.0.1
@@ -108,7 +94,7 @@ run "changed in one file, right in another" 0 "VERSION 3" -- "${base[@]}" -k "$k
 run "@revoked key refused" 3 "REVOKED" -- "${base[@]}" -k "$kh/revoked" -s yes -S 127.0.0.1
 echo "[127.0.0.1]:$P $hostkey" >"$kh/hashed"
 ssh-keygen -q -H -f "$kh/hashed" >/dev/null 2>&1
-check "ssh-keygen -H hashed the entry" grep -q '^|1|' "$kh/hashed"
+check sshconn-try "ssh-keygen -H hashed the entry" grep -q '^|1|' "$kh/hashed"
 run "hashed entry accepted" 0 "VERSION 3" -- "${base[@]}" -k "$kh/hashed" -s yes -S 127.0.0.1
 echo "127.0.0.1 $hostkey" >"$kh/noport"
 # ssh: "checking without port identifier", read-only.
@@ -133,16 +119,16 @@ run "probe only, unknown key" 3 "" -- -p "$P" -k "$kh/empty" -s yes -B -x -c 127
 # accept-new adds to the FIRST user file, then strict checking passes.
 : >"$kh/new1"
 run "accept-new accepts" 0 "VERSION 3" -- "${base[@]}" -k "$kh/new1" -k "$kh/empty" -s accept-new -S 127.0.0.1
-check "accept-new added one entry" test "$(grep -c "^\[127.0.0.1\]:$P ssh-ed25519 " "$kh/new1")" = 1
-check "accept-new left the second file alone" test ! -s "$kh/empty"
+check sshconn-try "accept-new added one entry" test "$(grep -c "^\[127.0.0.1\]:$P ssh-ed25519 " "$kh/new1")" = 1
+check sshconn-try "accept-new left the second file alone" test ! -s "$kh/empty"
 run "added entry then passes strict" 0 "VERSION 3" -- "${base[@]}" -k "$kh/new1" -s yes -S 127.0.0.1
-check "ssh accepts the added entry" ssh -F /dev/null -p "$P" -o UserKnownHostsFile="$kh/new1" \
+check sshconn-try "ssh accepts the added entry" ssh -F /dev/null -p "$P" -o UserKnownHostsFile="$kh/new1" \
 	-o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o BatchMode=yes \
 	-o IdentitiesOnly=yes -i "$D/id_ed25519" root@127.0.0.1 true
 : >"$kh/newh"
 run "accept-new, hashed" 0 "VERSION 3" -- "${base[@]}" -k "$kh/newh" -H -s accept-new -S 127.0.0.1
-check "hashed entry written" grep -q "^|1|" "$kh/newh"
-check "ssh-keygen -F finds the hashed entry" sh -c 'ssh-keygen -F "$1" -f "$2" >/dev/null' - "[127.0.0.1]:$P" "$kh/newh"
+check sshconn-try "hashed entry written" grep -q "^|1|" "$kh/newh"
+check sshconn-try "ssh-keygen -F finds the hashed entry" sh -c 'ssh-keygen -F "$1" -f "$2" >/dev/null' - "[127.0.0.1]:$P" "$kh/newh"
 run "accept-new does not override a changed key" 3 "CHANGED" -- "${base[@]}" -k "$kh/wrong" -s accept-new -S 127.0.0.1
 
 # --- authentication ----------------------------------------------------
@@ -188,7 +174,7 @@ while True:
 	t0=$(date +%s)
 	run "silent server: handshake times out" 2 "handshake" -- -p "$silent" -k "$kh/good" -s yes -B -t 2 -S 127.0.0.1
 	t1=$(date +%s)
-	check "handshake timeout took < 10 s" test $((t1 - t0)) -lt 10
+	check sshconn-try "handshake timeout took < 10 s" test $((t1 - t0)) -lt 10
 	kill "$silent_pid" 2>/dev/null
 	wait "$silent_pid" 2>/dev/null
 fi
@@ -207,18 +193,16 @@ if command -v python3 >/dev/null; then
 	run "cut while logging in: the open ends at once" 4 "authentication with" -- \
 		"${base[@]}" -P "$stall" -k "$kh/good" -s yes -t 60 -X 700 -S 127.0.0.1
 	sed -n 's/^sshconn-try: open returned \([0-9.]*\) s.*/\1/p' "$work/out" >"$work/cut"
-	check "cut while logging in: the open returned within 2 s of the cut ($(cat "$work/cut") s)" \
+	check sshconn-try "cut while logging in: the open returned within 2 s of the cut ($(cat "$work/cut") s)" \
 		awk '{ ok = $1 < 2 } END { exit !ok }' "$work/cut"
 	kill "$stall_pid" 2>/dev/null
 	wait "$stall_pid" 2>/dev/null
 else
-	echo "FAIL python3 missing: the login-stall relay cannot run"
-	fails=$((fails + 1))
+	bad "python3 missing: the login-stall relay cannot run"
 fi
 run "compression" 0 "VERSION 3" -- "${base[@]}" -k "$kh/good" -s yes -C -S 127.0.0.1
 run "exec stream, 64 MiB, small reads" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -n 1000 -e 'head -c 67108864 /dev/zero' 127.0.0.1
 run "exec stream, 64 MiB, 8 MiB buffer" 0 "BYTES 67108864 " -- "${base[@]}" -k "$kh/good" -s yes -r 8388608 -e 'head -c 67108864 /dev/zero' 127.0.0.1
 run "exec stream, nonzero exit reported by close" 0 "CLOSE 1" -- "${base[@]}" -k "$kh/good" -s yes -e 'echo x; exit 3' 127.0.0.1
 
-echo "sshconn.sh: $((n - fails))/$n passed"
-[ "$fails" = 0 ]
+checks_done

@@ -27,10 +27,13 @@ for f in "$tools_bin/ssm-sim" "$tools_bin/delayrelay" "$tools_src/aws"; do
 done
 command -v python3 >/dev/null 2>&1 || { echo "tools-smoke: python3 missing" >&2; exit 99; }
 
+. "$top_srcdir/tests/lib/checks.sh" || exit 99
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tools-smoke.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-python3 - "$tools_bin" "$tools_src" "$tmp" <<'PYEOF'
+# The checks run in python; each one's result line ("ok   WHAT" or
+# "FAIL WHAT") is reported through checks.sh afterwards.
+python3 - "$tools_bin" "$tools_src" "$tmp" >"$tmp/results" <<'PYEOF'
 import os, resource, socket, subprocess, sys, threading, time
 
 tools_bin, tools_src, tmp = sys.argv[1:4]
@@ -307,3 +310,14 @@ check(r.returncode == 0 and r.stdout == b"again\n",
 
 sys.exit(1 if failures else 0)
 PYEOF
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok   "*) ok "${line#ok   }" ;;
+	"FAIL "*) bad "${line#FAIL }" ;;
+	*) printf '%s\n' "$line" ;;
+	esac
+done <"$tmp/results"
+# A python error that stopped the checks is a failure of its own.
+[ "$rc" = 0 ] || [ "$CHECKS_FAILED" -gt 0 ] || bad "the checks stopped: python exited $rc"
+checks_done

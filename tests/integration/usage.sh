@@ -8,6 +8,7 @@
 # Needs no sshd.  Exit 0 pass, 1 fail, 99 cannot run.
 FSCP=${FSCP:-./src/fscp}
 SCP=${SCP:-/usr/bin/scp}
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 [ -x "$FSCP" ] || { echo "HARD ERROR: FSCP=$FSCP is not executable" >&2; exit 99; }
 [ -x "$SCP" ] || { echo "HARD ERROR: SCP=$SCP is not executable" >&2; exit 99; }
 FSCP=$(cd "$(dirname "$FSCP")" && pwd)/$(basename "$FSCP")
@@ -18,7 +19,6 @@ ln -s "$SCP" "$work/real/scp"
 ln -s "$FSCP" "$work/link/scp"
 ln -s "$FSCP" "$work/link/fscp"
 
-fails=0 passes=0
 # run DIR NAME ARGS...: NAME from DIR on PATH; stderr to $work/err, status echoed
 run() {
 	local dir=$1 name=$2
@@ -29,11 +29,9 @@ run() {
 # verdict NAME RC_WANT RC_GOT WANT_FILE: same status, same stderr, no stdout
 verdict() {
 	if [ "$2" = "$3" ] && cmp -s "$4" "$work/err" && [ ! -s "$work/out" ]; then
-		passes=$((passes + 1))
-		echo "PASS: $1 (exit $3)"
+		ok "$1 (exit $3)"
 	else
-		fails=$((fails + 1))
-		echo "FAIL: $1: exit scp $2, fscp $3"
+		bad "$1: exit scp $2, fscp $3"
 		diff <(cat -A "$4") <(cat -A "$work/err") | head -10
 	fi
 }
@@ -55,5 +53,4 @@ sed -e '1s/^scp:/fscp:/' -e '2s/^usage: scp /usage: fscp /' "$work/err" >"$work/
 grep -q '^usage: fscp ' "$work/err.want" || { echo "HARD ERROR: scp's usage text not as expected" >&2; exit 99; }
 rf=$(run "$work/link" fscp -Z a b)
 verdict "fscp -Z a b names fscp" "$rs" "$rf" "$work/err.want"
-echo "usage.sh: $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

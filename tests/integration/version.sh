@@ -10,12 +10,10 @@
 # "--version" as the whole first word is fscp's own, everything else must
 # end as scp ends (exit status, output, files).  No sshd needed.
 set -u
+. "$(dirname "$0")/../lib/checks.sh" || exit 99
 : "${FSCP:?FSCP is not set}" "${srcdir:?srcdir is not set}"
 SCP=${SCP:-/usr/bin/scp}
 [ -x "$FSCP" ] || { echo "HARD ERROR: $FSCP is not executable"; exit 99; }
-fails=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 version=$(sed -n 's/^AC_INIT(\[fscp\], *\[\([^]]*\)\].*/\1/p' "$srcdir/configure.ac")
 [ -n "$version" ] || { echo "HARD ERROR: no AC_INIT version in configure.ac"; exit 99; }
@@ -24,9 +22,9 @@ version=$(sed -n 's/^AC_INIT(\[fscp\], *\[\([^]]*\)\].*/\1/p' "$srcdir/configure
 agree() {
 	local what=$1 got=$2
 	if [ "$got" = "$version" ]; then
-		pass "$what says $version"
+		ok "$what says $version"
 	else
-		fail "$what says '$got', configure.ac says '$version'"
+		bad "$what says '$got', configure.ac says '$version'"
 	fi
 }
 deb=$(sed -n '1s/^fscp (\([^)]*\)).*/\1/p' "$srcdir/debian/changelog")
@@ -44,9 +42,9 @@ if [ "$rc" = 0 ] &&
 	grep -Eq '^zlib [0-9]+\.[0-9]+' <<<"$out" &&
 	[ "$(wc -l <<<"$out")" = 4 ] &&
 	! grep -q / <<<"$out"; then
-	pass "--version: exit 0, fscp $version and the three libraries, each once"
+	ok "--version: exit 0, fscp $version and the three libraries, each once"
 else
-	fail "--version: exit $rc, printed:"$'\n'"$out"
+	bad "--version: exit $rc, printed:"$'\n'"$out"
 fi
 # The libssh named is the one the binary loads (its Debian package's version).
 lib=$(sed -n 's/^libssh \([0-9.]*\).*/\1/p' <<<"$out")
@@ -55,17 +53,17 @@ pkg=$( [ -n "$so" ] && dpkg -S "$(readlink -f "$so")" 2>/dev/null | sed -n '1s/:
 if [ -n "$pkg" ]; then
 	pv=$(dpkg-query -W -f '${Version}' "$pkg")
 	case $pv in
-	"$lib"-* | "$lib"+* | "$lib") pass "libssh $lib is the loaded $so ($pkg $pv)" ;;
-	*) fail "--version says libssh $lib, the binary loads $so from $pkg $pv" ;;
+	"$lib"-* | "$lib"+* | "$lib") ok "libssh $lib is the loaded $so ($pkg $pv)" ;;
+	*) bad "--version says libssh $lib, the binary loads $so from $pkg $pv" ;;
 	esac
 else
 	echo "note: cannot tell which package provides the libssh fscp loads; not checked"
 fi
 if [ -w /dev/full ]; then
 	if "$FSCP" --version >/dev/full 2>/dev/null; then
-		fail "--version into a full disk exits 0"
+		bad "--version into a full disk exits 0"
 	else
-		pass "--version into a full disk exits non-zero"
+		ok "--version into a full disk exits non-zero"
 	fi
 fi
 
@@ -81,9 +79,9 @@ for extra in "extra" "a b" "--version" "-r"; do
 	if [ "$rc" = 1 ] && [ "$err" = "$want" ] && [ ! -s "$extra_dir/out" ] &&
 		[ "$(cd "$extra_dir" && ls -A)" = "a
 out" ]; then
-		pass "--version $extra: usage error, exit 1, nothing printed on stdout or copied"
+		ok "--version $extra: usage error, exit 1, nothing printed on stdout or copied"
 	else
-		fail "--version $extra: exit $rc, stderr:"$'\n'"$err"$'\n'"stdout: $(cat "$extra_dir/out")"
+		bad "--version $extra: exit $rc, stderr:"$'\n'"$err"$'\n'"stdout: $(cat "$extra_dir/out")"
 	fi
 done
 rm -rf "$extra_dir"
@@ -115,12 +113,12 @@ like_scp() {
 	run_side fscp "$FSCP" "$@"
 	for f in rc stdout stderr files; do
 		if ! cmp -s "$work/scp/$f" "$work/fscp/$f"; then
-			fail "$name: $f differs (--- scp, +++ fscp)"
+			bad "$name: $f differs (--- scp, +++ fscp)"
 			diff -u "$work/scp/$f" "$work/fscp/$f" | tail -n +3 | head -20
 			return
 		fi
 	done
-	pass "$name: as scp (exit $(cat "$work/scp/rc"))"
+	ok "$name: as scp (exit $(cat "$work/scp/rc"))"
 }
 
 like_scp "-V is an unknown option" -V
@@ -135,5 +133,4 @@ like_scp "--version=1" --version=1
 like_scp "---version" ---version
 like_scp "-- alone" --
 
-echo "$(basename "$0"): $fails failed"
-[ "$fails" = 0 ]
+checks_done

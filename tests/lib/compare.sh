@@ -8,7 +8,7 @@
 #   fscp_test_init                      # work dir, private sshd, EXIT trap
 #   setup() { fscp_put_tree src; }      # builds the input, run once per side
 #   fscp_compare --name "upload" --setup setup -- src/small.txt fscp-test:dst/
-#   fscp_test_done                      # exit 0, or 1 after any mismatch
+#   checks_done                         # exit 0, or 1 after any mismatch
 #
 # How one comparison runs.  For each side (scp first, then fscp):
 #   - the local work dir L ($FSCP_WORK/L) and the remote home ($SSHD_HOME) are
@@ -27,19 +27,20 @@
 # Environment: FSCP (required: the program under test), SCP (default
 # /usr/bin/scp), FSCP_KEEP=1 keeps the work dir, FSCP_TIMEOUT (s, default 120).
 # Exit codes of a test: 0 all equal, 1 a mismatch, 99 cannot run (no sshd...).
+# Each comparison counts as one check of checks.sh (sourced here), so a test
+# adds its own checks with ok/bad/check and ends with checks_done.
 
 # Where this file lives, to find sshd.sh next to it.
 FSCP_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lib/sshd.sh
 . "$FSCP_LIB_DIR/sshd.sh"
+# shellcheck source=tests/lib/checks.sh
+. "$FSCP_LIB_DIR/checks.sh"
 
 SCP=${SCP:-/usr/bin/scp}
 # The system python: a version-manager shim on PATH can cost a second a call.
 if [ -x /usr/bin/python3 ]; then FSCP_PY=/usr/bin/python3; else FSCP_PY=python3; fi
 FSCP_TIMEOUT=${FSCP_TIMEOUT:-120}
-FSCP_PASSES=0
-FSCP_FAILS=0
-FSCP_FAILED_NAMES=
 
 fscp_hard_error() {
 	echo "HARD ERROR: $*" >&2
@@ -396,9 +397,7 @@ fscp_compare() {
 	fi
 
 	if [ -n "$bad" ]; then
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		FSCP_FAILED_NAMES+="  $name"$'\n'
-		echo "FAIL: $name"
+		bad "$name"
 		echo "  command: scp ${args[*]}"
 		printf '%s' "$report"
 		if [ "$stderr" = 0 ]; then
@@ -407,12 +406,11 @@ fscp_compare() {
 		fi
 		# Keep this comparison's evidence for a look after the test.
 		if [ "${FSCP_KEEP:-0}" = 1 ]; then
-			local keep="$FSCP_WORK/failed/$FSCP_FAILS"
+			local keep="$FSCP_WORK/failed/$CHECKS_FAILED"
 			mkdir -p "$keep" && mv "$s" "$f" "$keep/" && echo "  kept in $keep"
 		fi
 	else
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name (exit $rs)"
+		ok "$name (exit $rs)"
 		if [ "$stderr" = 0 ] && ! cmp -s "$s/stderr.norm" "$f/stderr.norm"; then
 			echo "  note, not counted: stderr differs"
 			echo "    scp:  $(tr '\r\n' '  ' <"$s/stderr.norm" | head -c 300)"
@@ -420,15 +418,4 @@ fscp_compare() {
 		fi
 	fi
 	rm -rf "$s" "$f"
-}
-
-# Finish a test: summary line and exit status.
-fscp_test_done() {
-	if [ "$FSCP_FAILS" -gt 0 ]; then
-		echo "failed comparisons:"
-		printf '%s' "$FSCP_FAILED_NAMES"
-	fi
-	echo "$(basename "$0"): $FSCP_PASSES passed, $FSCP_FAILS failed"
-	[ "$FSCP_FAILS" -eq 0 ] && exit 0
-	exit 1
 }

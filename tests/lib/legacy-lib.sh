@@ -75,7 +75,7 @@ legacy_setup_existing() {
 # legacy_raw_compare NAME INPUT ARGS...: feed the bytes INPUT (printf format)
 # to `scp ARGS` and to `fscp ARGS` (server mode, no ssh) in fresh copies of
 # the fixture tree, and compare the bytes each writes back, its stderr, its
-# exit status and the tree it leaves.  Counts into compare.sh's totals.
+# exit status and the tree it leaves: one check.
 legacy_raw_compare() {
 	local name=$1 input=$2 side prog
 	shift 2
@@ -99,12 +99,9 @@ legacy_raw_compare() {
 	local trees
 	trees=$(fscp__cmp_trees times tree "$s/t" "$f/t") || bad+=$trees$'\n'
 	if [ -n "$bad" ]; then
-		FSCP_FAILS=$((FSCP_FAILS + 1))
-		FSCP_FAILED_NAMES+="  $name"$'\n'
-		echo "FAIL: $name"
+		bad "$name"
 		printf '%s' "$bad"
 	else
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name (exit $(cat "$s/rc"))"
+		ok "$name (exit $(cat "$s/rc"))"
 	fi
 }

@@ -11,16 +11,14 @@
 #       Afterwards: ROUTE_ERR_scp / ROUTE_ERR_fscp (stderr files),
 #       ROUTE_LOGINS_scp / _fscp, ROUTE_SSM_scp / _fscp.
 #   route_expect NAME ROUTE [ERE]    fscp's -v line says `route ROUTE: ...`
-#       and its reason matches ERE (grep -E); a miss counts as a failure.
-#   route_check NAME COND-DESCRIPTION TEST...   run TEST (a command); a
-#       non-zero status counts as a failure, reported with the description.
+#       and its reason matches ERE (grep -E): one check (checks.sh).
 #
 # The Makefile runs tests from the build directory: FSCP defaults to
 # ./src/fscp there, srcdir to the source tree this file is in.
 
 ROUTE_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lib/compare.sh
-. "$ROUTE_LIB_DIR/../lib/compare.sh"
+. "$ROUTE_LIB_DIR/compare.sh"
 : "${srcdir:=$ROUTE_LIB_DIR/../..}"
 # Absolute: the comparisons run the programs from other directories.
 srcdir=$(cd "$srcdir" && pwd)
@@ -89,12 +87,6 @@ route_compare() {
 	echo "  fscp: $(grep -E '^[^ :]+: (route|bypass failed|[0-9]+ of [0-9]+ connections)' "$ROUTE_ERR_fscp" | tr '\n' '|')"
 }
 
-route__fail() {
-	FSCP_FAILS=$((FSCP_FAILS + 1))
-	FSCP_FAILED_NAMES+="  $1"$'\n'
-	echo "FAIL: $1"
-}
-
 # The reason text of fscp's route line (the program is run as "scp").  A
 # download may print two: where it listed, then the route it grew into
 # ("(after listing)"); the last one is the route the data took.
@@ -106,34 +98,21 @@ route_expect() {
 	local name=$1 route=$2 ere=${3:-} line
 	line=$(route_line)
 	if [ -z "$line" ]; then
-		route__fail "$name: no route line in fscp -v output"
+		bad "$name: no route line in fscp -v output"
 		sed 's/^/    /' "$ROUTE_ERR_fscp" | head -20
 		return 1
 	fi
 	if ! printf '%s\n' "$line" | grep -qE "^[^ :]+: route $route: "; then
-		route__fail "$name: route is not $route"
+		bad "$name: route is not $route"
 		echo "    $line"
 		return 1
 	fi
 	if [ -n "$ere" ] && ! printf '%s\n' "$line" | grep -qE -- "$ere"; then
-		route__fail "$name: route reason does not match /$ere/"
+		bad "$name: route reason does not match /$ere/"
 		echo "    $line"
 		return 1
 	fi
-	FSCP_PASSES=$((FSCP_PASSES + 1))
-	echo "PASS: $name: $line"
-}
-
-route_check() {
-	local name=$1 desc=$2
-	shift 2
-	if "$@"; then
-		FSCP_PASSES=$((FSCP_PASSES + 1))
-		echo "PASS: $name: $desc"
-	else
-		route__fail "$name: $desc"
-		return 1
-	fi
+	ok "$name: $line"
 }
 
 # The number N in fscp's "route ...: ... N SSM sessions" / "N connections".
@@ -193,7 +172,8 @@ route_cm_start() {
 # tree) on PATH, their logs in $FSCP_WORK, and SSM hosts i-* / mi-* as users
 # write them.  The fake aws ignores portNumber (its registry
 # $FSCP_FAKE_AWS_INSTANCES has the real port); ssh checks the key under
-# [i-...]:PORT in $FSCP_WORK/ssm_known_hosts (the caller fills both).
+# [i-...]:PORT in $FSCP_WORK/ssm_known_hosts.  Both start empty:
+# route_ssm_instance fills them.
 route_ssm_init() {
 	PATH=$srcdir/tests/tools:$PATH
 	: "${FSCP_SSM_SIM:=$PWD/tests/tools/ssm-sim}"
@@ -211,6 +191,35 @@ route_ssm_init() {
 	export FSCP_SSM_SIM_SETUP_MS=300 FSCP_SSM_SIM_PAYLOAD=16384 FSCP_SSM_SIM_CYCLE_US=2400
 	unset FSCP_SSM_DIRECT FSCP_ROUTE FSCP_CONNECTIONS
 	: >"$FSCP_SSM_SIM_LOG"
+	: >"$FSCP_FAKE_AWS_INSTANCES"
+	: >"$FSCP_WORK/ssm_known_hosts"
 	route_host "i-* mi-*" "$FSCP_WORK/ssm_known_hosts" \
 		"ProxyCommand sh -c \"aws ssm start-session --target %h --document-name AWS-StartSSHSession --parameters 'portNumber=%p'\""
+}
+
+# route_ssm_instance ID PRIVATE [PUBKEY-FILE]: an instance the fake aws CLI
+# knows, reached through SSM at the test sshd, with PRIVATE as its private
+# address ("-": none, only SSM reaches it), and its host key on record for
+# ssh under [ID]:PORT: the test sshd's, or the key in PUBKEY-FILE.
+route_ssm_instance() {
+	local id=$1 private=$2 pub=${3:-$SSHD_DIR/ssh_host_ed25519_key.pub}
+	echo "$id 127.0.0.1 $SSHD_PORT $private -" >>"$FSCP_FAKE_AWS_INSTANCES"
+	echo "[$id]:$SSHD_PORT $(cut -d' ' -f1,2 "$pub")" >>"$FSCP_WORK/ssm_known_hosts"
+}
+
+# route_ssm_reachable ID: ssh itself reaches the instance through the
+# simulator, or the rig cannot run.
+route_ssm_reachable() {
+	ssh -F "$SSH_CONFIG" "$1" true </dev/null ||
+		fscp_hard_error "ssh through the fake SSM ProxyCommand fails"
+}
+
+# route_ssm_pair: the two instances most route tests use, registered:
+# I_PAR (no private address: only SSM reaches it, ssm-parallel) and I_DIR
+# (private address 127.0.0.1, the test sshd: ssm-direct applies).
+route_ssm_pair() {
+	I_PAR=i-0123456789abcdef0
+	I_DIR=i-0123456789abcdef1
+	route_ssm_instance "$I_PAR" -
+	route_ssm_instance "$I_DIR" 127.0.0.1
 }

@@ -2,14 +2,14 @@
 # Copyright (c) 2026 The fscp authors.  See LICENSE.
 # shellcheck shell=bash
 # Shared by the settings tests (env.sh, route-config.sh; not a test itself):
-# route-lib.sh (compare.sh's sshd and work dir, route_check), and a way to
+# route-lib.sh (compare.sh's sshd and work dir, checks.sh), and a way to
 # run fscp alone.
 #
 #   settings_run [VAR=VALUE...] -- ARGS...
 #       fscp -F $SSH_CONFIG ARGS in $FSCP_WORK/L with argv[0] "fscp", the
 #       variables set for it; leaves RUN_RC, RUN_OUT, RUN_ERR (CRs removed)
 #       and RUN_LOGINS (sshd logins it caused).
-#   settings_check NAME DESCRIPTION TEST...   route_check, and on a failure
+#   settings_check NAME DESCRIPTION TEST...   checks.sh's check, and on a failure
 #       the last run's stderr.
 . "$(dirname "${BASH_SOURCE[0]}")/route-lib.sh"
 
@@ -32,7 +32,7 @@ settings_run() {
 }
 
 settings_check() {
-	if ! route_check "$@"; then
+	if ! check "$@"; then
 		echo "    exit $RUN_RC, $RUN_LOGINS logins; stderr:"
 		sed 's/^/    /' <<<"$RUN_ERR" | head -20
 	fi
