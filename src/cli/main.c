@@ -26,6 +26,8 @@
 #include "session/session.h"
 #include "engine/bwlimit.h"
 #include "engine/crossload.h"
+#include "engine/journal.h"
+#include "engine/journal_text.h"
 #include "engine/plan.h"
 #include "engine/progress.h"
 #include "engine/xfer.h"
@@ -43,6 +45,7 @@ struct run {
 	struct scp_legacy legacy;	/* -O: the ssh children, as scp keeps them */
 	struct session *from;	/* remote to remote: the open source, or NULL */
 	bool single;		/* only remote sources: the target needs one connection */
+	struct journal *j;	/* the resume journal of this command, or NULL */
 };
 
 /* How the route's tuning drives the engine: piece sizes, bytes in flight. */
@@ -77,6 +80,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	run_tuning(t, &xp);
 	xp.bw = r->bw;
 	xp.progress = r->pm;
+	xp.journal = r->j;
 	r->x = xfer_new(&xp, conns, n);
 	r->pl = plan_new(r->x, session_list_conn(r->s), r->o->recursive, r->o->preserve);
 }
@@ -144,6 +148,10 @@ run_lost(struct run *r)
 	else
 		fputs("lost connection\n", stderr);
 	run_shutdown(r);
+	/* After the engine cut what it could not finish: the journal keeps
+	 * what is still there. */
+	journal_end(r->j, false);
+	r->j = NULL;
 	if (fatal[0] != '\0')
 		log_fatal("%s", fatal);
 	exit(1);
@@ -594,6 +602,33 @@ bad_setting(const char *argv0, const char *diag)
 	exit(1);
 }
 
+/* The resume journal of this command line: named by everything that
+ * decides what goes where (the working directory, the operands, the
+ * options that change the files or reach another host). */
+static struct journal *
+run_journal(const struct fscp_opts *o)
+{
+	struct strv parts = { 0 };
+	char cwd[4096], flags[128], key[65];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;	/* no stable name: no journal */
+	snprintf(flags, sizeof(flags), "r%d p%d d%d O%d 3%d P%d", o->recursive, o->preserve,
+	    o->target_dir, o->legacy, o->throughlocal, o->port);
+	strv_push(&parts, cwd);
+	strv_push(&parts, flags);
+	strv_push(&parts, o->ssh_program != NULL ? o->ssh_program : "");
+	for (size_t i = 0; i < o->ssh_args.n; i++)
+		strv_push(&parts, o->ssh_args.v[i]);
+	strv_push(&parts, "--");
+	for (int i = 0; i < o->noperands; i++)
+		strv_push(&parts, o->operands[i]);
+	journal_key((const char *const *)parts.v, parts.n, key);
+	strv_free(&parts);
+	return journal_open(&(struct journal_params){ .key = key, .resume = o->resume,
+	    .preserve = o->preserve, .delay_s = -1 });
+}
+
 /* Whichever exit() ends fscp, no child outlives it. */
 static void
 end_children(void)
@@ -650,6 +685,7 @@ main(int argc, char **argv)
 	r.pm = progress_new(STDOUT_FILENO, o.quiet);
 	r.bw = bwlimit_new(o.limit_bps);
 	scp_legacy_init(&r.legacy, &o, r.pm, r.bw);
+	r.j = run_journal(&o);
 	if (operand_colon(o.operands[o.noperands - 1]) != NULL) {
 		toremote(&r);
 	} else {
@@ -658,6 +694,8 @@ main(int argc, char **argv)
 		tolocal(&r);
 	}
 	scp_legacy_finish(&r.legacy);
+	/* Done: a whole copy needs no journal; a failed one keeps it. */
+	journal_end(r.j, log_errors() == 0);
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);

@@ -8,6 +8,7 @@
 #include "sftp/sftp.h"
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
+#include "engine/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,7 @@ struct xfer_file {
 	struct xfer_piece *pieces;	/* one per chunk; each written by its owner */
 	size_t npieces;
 	uint64_t size_sent;	/* a lone upload's size FSETSTAT, sent before its replies */
+	struct journal_file *jf;	/* its resume journal record, or NULL */
 };
 
 /* One uploaded source directory: scp says "failed to upload directory"
@@ -253,24 +255,46 @@ xfer_group_said(struct xfer_group *g)
 }
 
 /* Queue a file as one task, or as pieces when several connections can
- * share it; pieces after the first wait until the first has opened it. */
+ * share it; pieces after the first wait until the first has opened it.
+ * A resumed file is cut the same way over the ranges still missing. */
 static void
 xfer_queue_file(struct xfer *x, struct xfer_file *f)
 {
 	uint64_t chunk = x->p.chunk_size, size = xfer_file_size(f);
-	size_t n = 1;
+	struct rangeset todo = { 0 };
+	size_t n = 0;
 
-	if (x->nplanned > 1 && chunk > 0 && size > chunk) {
-		uint64_t even = (size + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
+	/* resume hook: ranges to skip (journal.h) */
+	if (journal_file_plan(x->p.journal, &(struct journal_item){ .up = f->dir == XFER_UP,
+	    .local = f->local, .remote = f->remote, .size = size, .mtime = f->mtime },
+	    x->nconns > 0 ? x->conns[0] : NULL, &f->jf, &todo) == JOURNAL_SKIP) {
+		atomic_store(&f->done, size);
+		atomic_store(&f->complete, true);
+		rangeset_free(&todo);
+		return;
+	}
+	/* An empty file still has its one (empty) piece. */
+	struct range none = { 0, 0 };
+	const struct range *rs = todo.n > 0 ? todo.r : &none;
+	size_t nr = todo.n > 0 ? todo.n : 1;
+	uint64_t left = rangeset_bytes(&todo);
+
+	atomic_store(&f->done, size - left);
+	if (x->nplanned > 1 && chunk > 0 && left > chunk) {
+		uint64_t even = (left + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
 		    ((uint64_t)x->nplanned * XFER_PIECES_PER_CONN);
 
 		if (chunk < even)
 			chunk = even;
 		if (x->p.chunk_max > 0 && chunk > x->p.chunk_max)
 			chunk = x->p.chunk_max;
-		n = (size_t)((size + chunk - 1) / chunk);
 	} else {
-		chunk = size;
+		chunk = 0;	/* one piece per range */
+	}
+	for (size_t g = 0; g < nr; g++) {
+		uint64_t len = rs[g].end - rs[g].off;
+
+		n += chunk == 0 || len <= chunk ? 1 : (size_t)((len + chunk - 1) / chunk);
 	}
 	atomic_init(&f->chunks_left, (int)n);
 	atomic_init(&f->data_left, (int)n);
@@ -278,24 +302,33 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	f->npieces = n;
 
 	struct xfer_task *first = NULL, **link = &f->rest;
-	for (size_t i = 0; i < n; i++) {
-		struct xfer_task *t = xcalloc(1, sizeof(*t));
+	size_t i = 0;
 
-		t->f = f;
-		t->off = i * chunk;
-		t->end = i + 1 == n ? size : (i + 1) * chunk;
-		t->idx = i;
-		f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
-		t->first = i == 0;
-		t->only = n == 1;
-		t->next_off = t->off;
-		if (i == 0) {
-			first = t;
-		} else {
-			*link = t;
-			link = &t->next;
-		}
+	for (size_t g = 0; g < nr; g++) {
+		uint64_t off = rs[g].off;
+
+		do {
+			struct xfer_task *t = xcalloc(1, sizeof(*t));
+
+			t->f = f;
+			t->off = off;
+			t->end = chunk == 0 || rs[g].end - off <= chunk ? rs[g].end : off + chunk;
+			t->idx = i;
+			f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
+			t->first = i == 0;
+			t->only = n == 1;
+			t->next_off = t->off;
+			if (i == 0) {
+				first = t;
+			} else {
+				*link = t;
+				link = &t->next;
+			}
+			i++;
+			off = t->end;
+		} while (off < rs[g].end);
 	}
+	rangeset_free(&todo);
 	if (n > 1)
 		x->unreleased++;
 	first->next = NULL;
@@ -552,6 +585,7 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 			if (futimens(f->fd, ts) == -1)
 				log_warn("local set times \"%s\": %s", f->local, strerror(errno));
 		}
+		journal_file_done(f->jf, !atomic_load(&f->failed));	/* resume hook: file done */
 		if (close(f->fd) == -1 && !atomic_load(&f->failed)) {
 			log_error("Couldn't write to \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
@@ -559,6 +593,8 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 	} else if (f->fd >= 0) {
 		close(f->fd);
 	}
+	if (f->dir == XFER_UP)
+		journal_file_done(f->jf, !atomic_load(&f->failed));	/* resume hook: file done */
 	f->fd = -1;
 	atomic_store(&f->complete, true);
 }
@@ -932,6 +968,8 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		if (f->fd < 0) {
 			log_error("open local \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
+		} else if (f->dir == XFER_DOWN) {
+			journal_file_fd(f->jf, f->fd);	/* resume hook: target open */
 		}
 	}
 	if (t->first)
@@ -1029,6 +1067,7 @@ on_data(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *re
 			put += (size_t)n;
 		}
 		piece_wrote(f, t, rq->off, put);
+		journal_wrote(f->jf, rq->off, put);	/* resume hook: bytes in the target */
 	}
 	atomic_fetch_add(&f->done, rep->data_len);
 	bwlimit_account(w->x->p.bw, rep->data_len);
@@ -1062,6 +1101,7 @@ on_status(struct worker *w, const struct xfer_req *rq, const struct sftp_reply *
 	if (rq->type == SSH_FXP_WRITE) {
 		if (st == SSH_FX_OK) {
 			piece_wrote(f, t, rq->off, rq->len);
+			journal_wrote(f->jf, rq->off, rq->len);	/* resume hook: acknowledged */
 			atomic_fetch_add(&f->done, rq->len);
 		} else {
 			xfer_file_fail(f, "write remote \"%s\": %s", f->remote, sftp_status_text(st));
