@@ -618,8 +618,17 @@ run_journal(const struct fscp_opts *o)
 	strv_push(&parts, cwd);
 	strv_push(&parts, flags);
 	strv_push(&parts, o->ssh_program != NULL ? o->ssh_program : "");
-	for (size_t i = 0; i < o->ssh_args.n; i++)
-		strv_push(&parts, o->ssh_args.v[i]);
+	/* ssh's options, but not those that only change how it talks
+	 * (-v, -q, -C, -A, -4, -6, -c x, -i x): a resume with -v is the
+	 * same copy. */
+	for (size_t i = 0; i < o->ssh_args.n; i++) {
+		const char *a = o->ssh_args.v[i];
+
+		if (strcmp(a, "-c") == 0 || strcmp(a, "-i") == 0)
+			i++;
+		else if (strlen(a) != 2 || strchr("vqCA46", a[1]) == NULL)
+			strv_push(&parts, a);
+	}
 	strv_push(&parts, "--");
 	for (int i = 0; i < o->noperands; i++)
 		strv_push(&parts, o->operands[i]);

@@ -24,7 +24,7 @@
 /* Then the ranges are synced and recorded this often, or sooner once this
  * much is waiting: what a kill loses is about that much, and the syncs
  * are few enough to cost nothing measurable. */
-#define JOURNAL_INTERVAL_S 1.0
+#define JOURNAL_INTERVAL_S 0.5
 #define JOURNAL_PENDING_BYTES (32u << 20)
 
 struct journal_file {
@@ -233,15 +233,15 @@ fail:
 /* A download's target, synced; its identity into st.  False when it is
  * no longer the file that was written (then nothing is recorded). */
 static bool
-journal_sync_target(const struct journal_file *jf, struct stat *st)
+journal_sync_target(const char *path, uint64_t dev, uint64_t ino, struct stat *st)
 {
-	int fd = open(jf->rec.local, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	bool ok;
 
 	if (fd < 0)
 		return false;
 	ok = fsync(fd) == 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
-	    (uint64_t)st->st_dev == jf->rec.tgt_dev && (uint64_t)st->st_ino == jf->rec.tgt_ino;
+	    (uint64_t)st->st_dev == dev && (uint64_t)st->st_ino == ino;
 	close(fd);
 	return ok;
 }
@@ -253,15 +253,16 @@ journal_rec_worth(const struct journal_rec *r)
 }
 
 /* Sync what was written since the last time, record it, rewrite the file.
- * Called by the journal's thread, and at the end. */
+ * Called by the journal's thread, and at the end (all: every download's
+ * target is looked at again, as the engine may have cut it since). */
 static void
-journal_flush(struct journal *j)
+journal_flush(struct journal *j, bool all)
 {
 	struct journal_buf b = { 0 };
 	struct journal_file *jf;
 
 	pthread_mutex_lock(&j->lock);
-	if (!j->dirty || j->flushing || j->dir_bad) {
+	if ((!j->dirty && !all) || j->flushing || j->dir_bad) {
 		pthread_mutex_unlock(&j->lock);
 		return;
 	}
@@ -278,12 +279,18 @@ journal_flush(struct journal *j)
 	 * journal ends; syncing and the flags read here are this flush's. */
 	for (jf = j->files; jf != NULL; jf = jf->next) {
 		struct stat st;
-		bool finished;
+		bool finished, skip, have;
+		uint64_t dev, ino;
 
 		pthread_mutex_lock(&j->lock);
 		finished = jf->finished && jf->ok && !jf->rec.complete;
+		skip = jf->skip;
+		have = jf->have_target;
+		dev = jf->rec.tgt_dev;
+		ino = jf->rec.tgt_ino;
 		pthread_mutex_unlock(&j->lock);
-		if (jf->skip || (jf->syncing.n == 0 && !finished))
+		if (skip || (jf->syncing.n == 0 && !finished && !(all && !jf->rec.up &&
+		    !jf->rec.complete)))
 			continue;
 		if (jf->rec.up) {
 			pthread_mutex_lock(&j->lock);
@@ -293,7 +300,7 @@ journal_flush(struct journal *j)
 				jf->rec.tgt_size = jf->rec.src_size;
 			}
 			pthread_mutex_unlock(&j->lock);
-		} else if (jf->have_target && journal_sync_target(jf, &st)) {
+		} else if (have && journal_sync_target(jf->rec.local, dev, ino, &st)) {
 			pthread_mutex_lock(&j->lock);
 			rangeset_merge(&jf->rec.done, &jf->syncing);
 			/* A failed or lost copy cuts the file: what is cut off
@@ -342,7 +349,7 @@ journal_thread(void *arg)
 		} else if (j->dirty && (now >= last + JOURNAL_INTERVAL_S ||
 		    j->pending_bytes >= JOURNAL_PENDING_BYTES)) {
 			pthread_mutex_unlock(&j->lock);
-			journal_flush(j);
+			journal_flush(j, false);
 			last = clock_now();
 			pthread_mutex_lock(&j->lock);
 			continue;
@@ -402,7 +409,7 @@ journal_end(struct journal *j, bool ok)
 		if (j->dirfd >= 0 || (!j->dir_bad && journal_dir_open(j, false)))
 			(void)unlinkat(j->dirfd, j->name, 0);
 	} else if (j->written || j->prev.n > 0 || clock_now() >= j->start + j->delay) {
-		journal_flush(j);
+		journal_flush(j, true);
 	}
 	while (j->files != NULL) {
 		struct journal_file *jf = j->files;
@@ -581,20 +588,25 @@ void
 journal_file_fd(struct journal_file *jf, int fd)
 {
 	struct stat st;
+	bool reg;
 
 	if (jf == NULL || jf->rec.up)
 		return;
 	/* Only a regular file can be synced and found again. */
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	reg = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	pthread_mutex_lock(&jf->j->lock);
+	if (!reg) {
 		jf->skip = true;
-		return;
+	} else {
+		/* Not the file checked at planning: what it had is not ours. */
+		if (jf->rec.done.n > 0 && ((uint64_t)st.st_dev != jf->rec.tgt_dev ||
+		    (uint64_t)st.st_ino != jf->rec.tgt_ino))
+			rangeset_clear(&jf->rec.done);
+		jf->rec.tgt_dev = (uint64_t)st.st_dev;
+		jf->rec.tgt_ino = (uint64_t)st.st_ino;
+		jf->have_target = true;
 	}
-	if (jf->rec.done.n > 0 && ((uint64_t)st.st_dev != jf->rec.tgt_dev ||
-	    (uint64_t)st.st_ino != jf->rec.tgt_ino))
-		rangeset_clear(&jf->rec.done);	/* not the file checked at planning */
-	jf->rec.tgt_dev = (uint64_t)st.st_dev;
-	jf->rec.tgt_ino = (uint64_t)st.st_ino;
-	jf->have_target = true;
+	pthread_mutex_unlock(&jf->j->lock);
 }
 
 void
@@ -602,10 +614,14 @@ journal_wrote(struct journal_file *jf, uint64_t off, uint64_t len)
 {
 	struct journal *j;
 
-	if (jf == NULL || jf->skip || len == 0)
+	if (jf == NULL || len == 0)
 		return;
 	j = jf->j;
 	pthread_mutex_lock(&j->lock);
+	if (jf->skip) {
+		pthread_mutex_unlock(&j->lock);
+		return;
+	}
 	rangeset_add(&jf->pending, off, off + len);
 	j->dirty = true;
 	j->pending_bytes += len;
@@ -619,7 +635,7 @@ journal_file_done(struct journal_file *jf, bool ok)
 {
 	struct journal *j;
 
-	if (jf == NULL || jf->skip)
+	if (jf == NULL)
 		return;
 	j = jf->j;
 	pthread_mutex_lock(&j->lock);
