@@ -269,19 +269,26 @@ journal_flush(struct journal *j, bool all)
 	j->flushing = true;
 	j->dirty = false;
 	j->pending_bytes = 0;
-	for (jf = j->files; jf != NULL; jf = jf->next) {
+	size_t n = 0;
+	struct journal_file *next = j->files;
+
+	for (jf = j->files; jf != NULL; jf = jf->next, n++) {
 		rangeset_merge(&jf->syncing, &jf->pending);
 		rangeset_clear(&jf->pending);
 	}
 	pthread_mutex_unlock(&j->lock);
 
 	/* The list only grows at its end and no file leaves it before the
-	 * journal ends; syncing and the flags read here are this flush's. */
-	for (jf = j->files; jf != NULL; jf = jf->next) {
+	 * journal ends: its first n files, whose links were set before the
+	 * lock was taken, are walked without it.  syncing is this flush's. */
+	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		bool finished, skip, have;
 		uint64_t dev, ino;
 
+		jf = next;
+		if (i + 1 < n)
+			next = jf->next;
 		pthread_mutex_lock(&j->lock);
 		finished = jf->finished && jf->ok && !jf->rec.complete;
 		skip = jf->skip;

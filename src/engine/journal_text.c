@@ -179,7 +179,7 @@ jsnum(struct jparse *ps, int64_t *v)
 		ps->p++;
 	if (jnum(ps, &n, false) != 0)
 		return -1;
-	if (n > (UINT64_C(1) << 62))
+	if (n > (UINT64_C(1) << 62) || (neg && n == 0))
 		return jfail(ps, "time out of range");
 	*v = neg ? -(int64_t)n : (int64_t)n;
 	return 0;
