@@ -240,7 +240,7 @@ journal_sync_target(const char *path, uint64_t dev, uint64_t ino, struct stat *s
 
 	if (fd < 0)
 		return false;
-	ok = fsync(fd) == 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
+	ok = fdatasync(fd) == 0 && fstat(fd, st) == 0 && S_ISREG(st->st_mode) &&
 	    (uint64_t)st->st_dev == dev && (uint64_t)st->st_ino == ino;
 	close(fd);
 	return ok;

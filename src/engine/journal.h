@@ -9,7 +9,7 @@
  * copies never write one; after that a thread of its own syncs the local
  * files written, records their ranges, and replaces the journal file
  * (written aside, synced, renamed) every second or so, or sooner after
- * much data.  A download range is recorded only after an fsync of the
+ * much data.  A download range is recorded only after an fdatasync of the
  * local file; an upload range once the server answered its WRITE with OK
  * (the server wrote it to its file: it survives a killed sshd, not a
  * crash of the server's machine).  The journal is removed when the command
