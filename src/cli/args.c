@@ -289,6 +289,12 @@ args_parse(int argc, char **argv, struct fscp_opts *o)
 			return args_fail(o, ARGS_USAGE, "--version takes no arguments");
 		return ARGS_VERSION;
 	}
+	/* --resume the same way: only as the first word, so it never meets
+	 * scp's own options or operands. */
+	if (argc > 1 && strcmp(argv[1], "--resume") == 0) {
+		o->resume = true;
+		st.ind = 2;
+	}
 
 	while ((c = args_next(argc, argv, &st, o->diag, sizeof(o->diag))) != -1) {
 		switch (c) {
@@ -503,6 +509,12 @@ args_read_env(struct fscp_opts *o)
 			return args_env_bad(o, "FSCP_SSM_START_CPU: \"%s\" is not a number "
 			    "of seconds from 0 to 60", v);
 		o->ssm_start_cpu_s = d;
+	}
+	if ((v = args_env("FSCP_RESUME")) != NULL) {
+		if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
+			return args_env_bad(o, "FSCP_RESUME: \"%s\" is not 0 or 1", v);
+		if (strcmp(v, "1") == 0)
+			o->resume = true;
 	}
 	o->verbose_route = false;
 	if ((v = args_env("FSCP_VERBOSE")) != NULL) {

@@ -26,6 +26,8 @@
 #include "session/session.h"
 #include "engine/bwlimit.h"
 #include "engine/crossload.h"
+#include "engine/journal.h"
+#include "engine/journal_text.h"
 #include "engine/plan.h"
 #include "engine/progress.h"
 #include "engine/xfer.h"
@@ -47,6 +49,7 @@ struct run {
 	 * what its fatal() says, said by main once everything is closed. */
 	int end;
 	char fatal[1024];
+	struct journal *j;	/* the resume journal of this command, or NULL */
 };
 
 /* The copy ends here as scp's exit(status) or fatal() ends scp (fatal
@@ -107,6 +110,7 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	run_tuning(t, &xp);
 	xp.bw = r->bw;
 	xp.progress = r->pm;
+	xp.journal = r->j;
 	r->x = xfer_new(&xp, conns, n);
 	r->pl = plan_new(r->x, session_list_conn(r->s), r->o->recursive, r->o->preserve);
 }
@@ -636,6 +640,42 @@ bad_setting(struct run *r, const char *argv0, const char *diag)
 	run_end(r, 1, NULL);
 }
 
+/* The resume journal of this command line: named by everything that
+ * decides what goes where (the working directory, the operands, the
+ * options that change the files or reach another host). */
+static struct journal *
+run_journal(const struct fscp_opts *o)
+{
+	struct strv parts = { 0 };
+	char cwd[4096], flags[128], key[65];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return NULL;	/* no stable name: no journal */
+	snprintf(flags, sizeof(flags), "r%d p%d d%d O%d 3%d P%d", o->recursive, o->preserve,
+	    o->target_dir, o->legacy, o->throughlocal, o->port);
+	strv_push(&parts, cwd);
+	strv_push(&parts, flags);
+	strv_push(&parts, o->ssh_program != NULL ? o->ssh_program : "");
+	/* ssh's options, but not those that only change how it talks
+	 * (-v, -q, -C, -A, -4, -6, -c x, -i x): a resume with -v is the
+	 * same copy. */
+	for (size_t i = 0; i < o->ssh_args.n; i++) {
+		const char *a = o->ssh_args.v[i];
+
+		if (strcmp(a, "-c") == 0 || strcmp(a, "-i") == 0)
+			i++;
+		else if (strlen(a) != 2 || strchr("vqCA46", a[1]) == NULL)
+			strv_push(&parts, a);
+	}
+	strv_push(&parts, "--");
+	for (int i = 0; i < o->noperands; i++)
+		strv_push(&parts, o->operands[i]);
+	journal_key((const char *const *)parts.v, parts.n, key);
+	strv_free(&parts);
+	return journal_open(&(struct journal_params){ .key = key, .resume = o->resume,
+	    .preserve = o->preserve, .delay_s = -1 });
+}
+
 /* However fscp ends, no child outlives it. */
 static void
 end_children(void)
@@ -686,6 +726,7 @@ run_main(struct run *r, int argc, char **argv, struct fscpconf *conf)
 	r->pm = progress_new(STDOUT_FILENO, o->quiet);
 	r->bw = bwlimit_new(o->limit_bps);
 	scp_legacy_init(&r->legacy, o, r->pm, r->bw);
+	r->j = run_journal(o);
 	if (operand_colon(o->operands[o->noperands - 1]) != NULL) {
 		toremote(r);
 	} else {
@@ -731,6 +772,9 @@ main(int argc, char **argv)
 			log_warn("%s", r.fatal);
 		status = r.end;
 	}
+	/* A whole copy needs no journal; one that failed or ended early
+	 * keeps it, after the shutdown above cut what could not finish. */
+	journal_end(r.j, status == 0 && log_errors() == 0);
 	progress_free(r.pm);
 	bwlimit_free(r.bw);
 	args_free(&o);

@@ -20,6 +20,7 @@ struct sftp_conn;
 struct sftp_attrs;
 struct bwlimit;
 struct progress;
+struct journal;
 
 struct xfer_params {
 	bool preserve;		/* -p */
@@ -31,6 +32,7 @@ struct xfer_params {
 	uint64_t upload_inflight_bytes;	/* WRITE bytes in flight per connection; 0 = default */
 	struct bwlimit *bw;	/* -l, or NULL */
 	struct progress *progress;	/* NULL when no meter */
+	struct journal *journal;	/* resume journal (journal.h), or NULL */
 };
 
 struct xfer;

@@ -5,6 +5,7 @@
  * after the run, and what a lost run leaves behind. */
 #include "config.h"
 #include "engine/xfer_impl.h"
+#include "engine/journal.h"
 #include "util/log.h"
 #include "engine/progress.h"
 
@@ -150,6 +151,7 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 			if (futimens(f->fd, ts) == -1)
 				log_warn("local set times \"%s\": %s", f->local, strerror(errno));
 		}
+		journal_file_done(f->jf, !atomic_load(&f->failed));	/* resume hook: file done */
 		if (close(f->fd) == -1 && !atomic_load(&f->failed)) {
 			log_error("Couldn't write to \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
@@ -157,6 +159,8 @@ xfer_file_finish(struct xfer *x, struct xfer_file *f)
 	} else if (f->fd >= 0) {
 		close(f->fd);
 	}
+	if (f->dir == XFER_UP)
+		journal_file_done(f->jf, !atomic_load(&f->failed));	/* resume hook: file done */
 	f->fd = -1;
 	atomic_store(&f->complete, true);
 }

@@ -79,6 +79,7 @@ struct xfer_file {
 	struct xfer_piece *pieces;	/* one per chunk; each written by its owner */
 	size_t npieces;
 	uint64_t size_sent;	/* a lone upload's size FSETSTAT, sent before its replies */
+	struct journal_file *jf;	/* its resume journal record, or NULL */
 };
 
 /* One uploaded source directory: scp says "failed to upload directory"

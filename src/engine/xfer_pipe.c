@@ -4,6 +4,7 @@
  * attributes, CLOSE) and what their replies do to it. */
 #include "config.h"
 #include "engine/xfer_impl.h"
+#include "engine/journal.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 #include "engine/bwlimit.h"
@@ -356,6 +357,8 @@ on_open(struct worker *w, struct xfer_task *t, const struct sftp_reply *rep)
 		if (f->fd < 0) {
 			log_error("open local \"%s\": %s", f->local, strerror(errno));
 			xfer_file_error(f);
+		} else if (f->dir == XFER_DOWN) {
+			journal_file_fd(f->jf, f->fd);	/* resume hook: target open */
 		}
 	}
 	if (task_first(t))
@@ -452,6 +455,7 @@ on_data(struct worker *w, const struct sftp_req *rq, const struct sftp_reply *re
 			put += (size_t)n;
 		}
 		piece_wrote(f, t, rq->off, put);
+		journal_wrote(f->jf, rq->off, put);	/* resume hook: bytes in the target */
 	}
 	atomic_fetch_add(&f->done, rep->data_len);
 	bwlimit_account(w->x->p.bw, rep->data_len);
@@ -483,6 +487,7 @@ on_status(struct worker *w, const struct sftp_req *rq, const struct sftp_reply *
 	if (rq->type == SSH_FXP_WRITE) {
 		if (st == SSH_FX_OK) {
 			piece_wrote(f, t, rq->off, rq->len);
+			journal_wrote(f->jf, rq->off, rq->len);	/* resume hook: acknowledged */
 			atomic_fetch_add(&f->done, rq->len);
 		} else {
 			xfer_file_fail(f, "write remote \"%s\": %s", f->remote, sftp_status_text(st));

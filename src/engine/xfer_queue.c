@@ -4,6 +4,7 @@
  * big ones) that workers take from one shared queue under x->lock. */
 #include "config.h"
 #include "engine/xfer_impl.h"
+#include "engine/journal.h"
 #include "util/xmalloc.h"
 #include "policy/operand.h"
 
@@ -103,24 +104,46 @@ xfer_task_may(enum task_state from, enum task_state to)
 }
 
 /* Queue a file as one task, or as pieces when several connections can
- * share it; pieces after the first wait until the first has opened it. */
+ * share it; pieces after the first wait until the first has opened it.
+ * A resumed file is cut the same way over the ranges still missing. */
 void
 xfer_queue_file(struct xfer *x, struct xfer_file *f)
 {
 	uint64_t chunk = x->p.chunk_size, size = xfer_file_size(f);
-	size_t n = 1;
+	struct rangeset todo = { 0 };
+	size_t n = 0;
 
-	if (x->nplanned > 1 && chunk > 0 && size > chunk) {
-		uint64_t even = (size + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
+	/* resume hook: ranges to skip (journal.h) */
+	if (journal_file_plan(x->p.journal, &(struct journal_item){ .up = f->dir == XFER_UP,
+	    .local = f->local, .remote = f->remote, .size = size, .mtime = f->mtime },
+	    x->nconns > 0 ? x->conns[0] : NULL, &f->jf, &todo) == JOURNAL_SKIP) {
+		atomic_store(&f->done, size);
+		atomic_store(&f->complete, true);
+		rangeset_free(&todo);
+		return;
+	}
+	/* An empty file still has its one (empty) piece. */
+	struct range none = { 0, 0 };
+	const struct range *rs = todo.n > 0 ? todo.r : &none;
+	size_t nr = todo.n > 0 ? todo.n : 1;
+	uint64_t left = rangeset_bytes(&todo);
+
+	atomic_store(&f->done, size - left);
+	if (x->nplanned > 1 && chunk > 0 && left > chunk) {
+		uint64_t even = (left + (uint64_t)x->nplanned * XFER_PIECES_PER_CONN - 1) /
 		    ((uint64_t)x->nplanned * XFER_PIECES_PER_CONN);
 
 		if (chunk < even)
 			chunk = even;
 		if (x->p.chunk_max > 0 && chunk > x->p.chunk_max)
 			chunk = x->p.chunk_max;
-		n = (size_t)((size + chunk - 1) / chunk);
 	} else {
-		chunk = size;
+		chunk = 0;	/* one piece per range */
+	}
+	for (size_t g = 0; g < nr; g++) {
+		uint64_t len = rs[g].end - rs[g].off;
+
+		n += chunk == 0 || len <= chunk ? 1 : (size_t)((len + chunk - 1) / chunk);
 	}
 	atomic_init(&f->chunks_left, (int)n);
 	atomic_init(&f->data_left, (int)n);
@@ -128,24 +151,33 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	f->npieces = n;
 
 	struct xfer_task *first = NULL, **link = &f->rest;
-	for (size_t i = 0; i < n; i++) {
-		struct xfer_task *t = xcalloc(1, sizeof(*t));
+	size_t i = 0;
 
-		t->f = f;
-		t->off = i * chunk;
-		t->end = i + 1 == n ? size : (i + 1) * chunk;
-		t->idx = i;
-		f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
-		t->role = n == 1 ? TR_ONLY : i == 0 ? TR_FIRST : TR_PIECE;
-		t->short_at = TASK_NO_SHORT;
-		t->next_off = t->off;
-		if (i == 0) {
-			first = t;
-		} else {
-			*link = t;
-			link = &t->next;
-		}
+	for (size_t g = 0; g < nr; g++) {
+		uint64_t off = rs[g].off;
+
+		do {
+			struct xfer_task *t = xcalloc(1, sizeof(*t));
+
+			t->f = f;
+			t->off = off;
+			t->end = chunk == 0 || rs[g].end - off <= chunk ? rs[g].end : off + chunk;
+			t->idx = i;
+			f->pieces[i] = (struct xfer_piece){ .off = t->off, .end = t->end, .high = t->off };
+			t->role = n == 1 ? TR_ONLY : i == 0 ? TR_FIRST : TR_PIECE;
+			t->short_at = TASK_NO_SHORT;
+			t->next_off = t->off;
+			if (i == 0) {
+				first = t;
+			} else {
+				*link = t;
+				link = &t->next;
+			}
+			i++;
+			off = t->end;
+		} while (off < rs[g].end);
 	}
+	rangeset_free(&todo);
 	if (n > 1)
 		x->unreleased++;
 	first->next = NULL;

@@ -42,6 +42,7 @@ struct fscp_opts {
 	bool server_from;		/* -f (server source mode) */
 	bool target_dir;		/* -d */
 	int verbose;			/* count of -v */
+	bool resume;			/* --resume or FSCP_RESUME=1 */
 
 	long long limit_bps;		/* -l Kbit/s * 1024, in bit/s; 0 = none */
 	size_t sftp_buflen;		/* -X buffer=N; 0 = default (server maximum) */
@@ -49,7 +50,7 @@ struct fscp_opts {
 
 	/* fscp's own knobs, read from the environment once (args_read_env):
 	 * FSCP_ROUTE, FSCP_CONNECTIONS, FSCP_SSM_DIRECT, FSCP_SSM_START_CPU,
-	 * FSCP_VERBOSE. */
+	 * FSCP_VERBOSE, FSCP_RESUME. */
 	int route_force;		/* enum route_force */
 	bool route_force_set;		/* FSCP_ROUTE was given (not empty) */
 	bool verbose_route;		/* FSCP_VERBOSE=route: route lines without -v */

@@ -27,6 +27,7 @@ FSCP_SSHD_BIN=${FSCP_SSHD_BIN:-/usr/sbin/sshd}
 # internal-sftp: the SFTP server inside sshd, the same code as sftp-server but
 # started without the login shell, whose start-up files (on some machines a
 # slow pyenv init in root's .bashrc) would otherwise weigh on every session.
+# It may carry options ("internal-sftp -l INFO" logs the bytes of each file).
 FSCP_SFTP_SERVER=${FSCP_SFTP_SERVER:-internal-sftp}
 
 # A free TCP port on 127.0.0.1: the kernel picks one by binding port 0.  Another
@@ -78,7 +79,7 @@ fscp_sshd_start() {
 		echo "fscp_sshd_start: must run as root (sshd switches to the login user)" >&2
 		return 1
 	fi
-	for tool in "$FSCP_SSHD_BIN" "$FSCP_SFTP_SERVER"; do
+	for tool in "$FSCP_SSHD_BIN" "${FSCP_SFTP_SERVER%% *}"; do
 		[ "$tool" = internal-sftp ] && continue
 		if [ ! -x "$tool" ]; then
 			echo "fscp_sshd_start: $tool not found (install openssh-server)" >&2
