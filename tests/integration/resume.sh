@@ -22,7 +22,7 @@
 # runs only the far ones.
 # Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
-. "$(dirname "$0")/route-lib.sh"
+. "$(dirname "$0")/../lib/route-lib.sh"
 
 RS_COUNTS=$(mktemp "${TMPDIR:-/tmp}/fscp-rs-count.XXXXXX") || exit 99
 export FSCP_SFTP_SERVER="$srcdir/tests/tools/count-sftp $RS_COUNTS"
@@ -38,21 +38,6 @@ JDIR=$XDG_CACHE_HOME/fscp
 L=$FSCP_WORK/rs
 mkdir -p "$L"
 cd "$L" || exit 99
-
-rs_fail() {
-	FSCP_FAILS=$((FSCP_FAILS + 1))
-	FSCP_FAILED_NAMES+="  $1"$'\n'
-	echo "FAIL: $1"
-}
-rs_pass() {
-	FSCP_PASSES=$((FSCP_PASSES + 1))
-	echo "ok: $1"
-}
-rs_check() {	# name description test...
-	local name=$1 what=$2
-	shift 2
-	if "$@"; then rs_pass "$name: $what"; else rs_fail "$name: $what"; fi
-}
 
 rs_blocks() {	# allocated bytes of a file (0 when absent)
 	local b
@@ -122,7 +107,7 @@ rs_kill_run() {	# name kill limit size
 	done
 	if ! kill -0 "$RS_PID" 2>/dev/null; then
 		wait "$RS_PID"
-		rs_fail "$name: the first run ended before the kill (rc $?)"
+		bad "$name: the first run ended before the kill (rc $?)"
 		sed 's/^/    /' "$FSCP_WORK/err1" | head -5
 		return 1
 	fi
@@ -172,8 +157,8 @@ rs_second() {	# fscp leading args...
 
 # After a second run that must copy the whole file: identical, all moved.
 rs_whole() {	# name label size
-	rs_check "$1" "$2: identical" cmp -s "$SRC" "$TGT"
-	rs_check "$1" "$2: the whole file moves ($MOVED >= $3)" test "$MOVED" -ge "$3"
+	check "$1" "$2: identical" cmp -s "$SRC" "$TGT"
+	check "$1" "$2: the whole file moves ($MOVED >= $3)" test "$MOVED" -ge "$3"
 }
 
 rs_case() {	# name up|down kill limit size sparse variants
@@ -187,12 +172,12 @@ rs_case() {	# name up|down kill limit size sparse variants
 
 	rs_second --resume
 	echo "  $name: --resume moved $MOVED bytes (missing $missing, at most $most)"
-	rs_check "$name" "--resume exits 0" test "$RC" = 0
-	rs_check "$name" "--resume: the file is identical" cmp -s "$SRC" "$TGT"
-	rs_check "$name" "--resume moved at most the missing part + 10% ($MOVED <= $most)" \
+	check "$name" "--resume exits 0" test "$RC" = 0
+	check "$name" "--resume: the file is identical" cmp -s "$SRC" "$TGT"
+	check "$name" "--resume moved at most the missing part + 10% ($MOVED <= $most)" \
 		test "$MOVED" -le "$most"
-	rs_check "$name" "--resume: -v says what it kept" grep -q "bytes are there: moving" "$ERR"
-	rs_check "$name" "the journal is gone after success" \
+	check "$name" "--resume: -v says what it kept" grep -q "bytes are there: moving" "$ERR"
+	check "$name" "the journal is gone after success" \
 		bash -c "! compgen -G '$JDIR/*.journal' >/dev/null"
 
 	case " $variants " in *" plain "*)
@@ -206,7 +191,7 @@ rs_case() {	# name up|down kill limit size sparse variants
 		sed -i '3s/^[0-9]/9&/' "$JDIR"/*.journal
 		rs_second --resume
 		rs_whole "$name" "corrupt journal" "$size"
-		rs_check "$name" "corrupt journal: a warning" grep -q "journal .* is corrupt" "$ERR"
+		check "$name" "corrupt journal: a warning" grep -q "journal .* is corrupt" "$ERR"
 		;;
 	esac
 	case " $variants " in *" symlink "*)
@@ -218,8 +203,8 @@ rs_case() {	# name up|down kill limit size sparse variants
 		cp "$FSCP_WORK/planted" "$FSCP_WORK/planted.orig"
 		rs_second --resume
 		rs_whole "$name" "symlinked journal" "$size"
-		rs_check "$name" "symlinked journal: a warning" grep -q "symbolic link" "$ERR"
-		rs_check "$name" "symlinked journal: its target is untouched" \
+		check "$name" "symlinked journal: a warning" grep -q "symbolic link" "$ERR"
+		check "$name" "symlinked journal: its target is untouched" \
 			cmp -s "$FSCP_WORK/planted" "$FSCP_WORK/planted.orig"
 		;;
 	esac
@@ -228,7 +213,7 @@ rs_case() {	# name up|down kill limit size sparse variants
 		touch -d '2001-02-03 04:05:06' "$SRC"
 		rs_second --resume
 		rs_whole "$name" "changed source" "$size"
-		rs_check "$name" "changed source: -v says so" grep -q "source changed: copying it whole" "$ERR"
+		check "$name" "changed source: -v says so" grep -q "source changed: copying it whole" "$ERR"
 		;;
 	esac
 	rm -f "$SRC" "$TGT"
@@ -296,4 +281,4 @@ if [ "${RESUME_SSM:-1}" = 1 ] && [ "${RESUME_SLOW:-0}" != 1 ]; then
 	rs_case "ssm-parallel down, fscp killed" down fscp 8000 $((12 << 20)) 0 ""
 fi
 
-fscp_test_done
+checks_done
