@@ -37,25 +37,9 @@
 #include "util/xmalloc.h"
 #include "policy/awsmsg.h"
 #include "policy/route.h"
-#include "policy/sshmsg.h"
 #include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "sftp/sftp.h"
-
-/* sshconn's messages can be ssh's multi-line warnings: -v wants one line. */
-const char *
-pool_one_line(char *msg)
-{
-	char *nl;
-
-	if (sshmsg_is_host_key_changed(msg))
-		return "it presents a different host key than the one known for the instance";
-	while (*msg == '\n' || *msg == '@')
-		msg += strspn(msg, "@\n ");
-	if ((nl = strchr(msg, '\n')) != NULL)
-		*nl = '\0';
-	return msg;
-}
 
 struct pool_job {
 	const struct fscp_opts *o;
@@ -112,6 +96,7 @@ struct pool {
 	bool joined;		/* its owner is joining the threads */
 	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
 	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
+	const struct pool_dialer *dial;	/* how a connection is made */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
@@ -152,11 +137,11 @@ pool_sftp_open(struct pool_job *j, struct fscp_stream st)
 	pthread_mutex_lock(&b->lock);
 	known = b->limits;
 	pthread_mutex_unlock(&b->lock);
-	c = sftp_open(st, j->o->sftp_buflen, &known, j->err, sizeof(j->err));
-	if (c != NULL && !known.known) {
+	c = b->dial->sftp(st, j->o->sftp_buflen, &known, j->err, sizeof(j->err));
+	if (c != NULL && known.known) {
 		pthread_mutex_lock(&b->lock);
 		if (!b->limits.known)
-			b->limits = sftp_limits_of(c);
+			b->limits = known;
 		pthread_mutex_unlock(&b->lock);
 	}
 	return c;
@@ -193,13 +178,13 @@ pool_channels_start(struct pool_job *j, struct fscp_stream *st, int got)
 
 		if (k < got && !b->stop) {
 			x->stream = st[k];
-			x->ssh = sshconn_ref(j->ssh);
+			x->ssh = b->dial->ref(j->ssh);
 			if (pthread_create(&b->tids[base + k], NULL, pool_channel_one, x) == 0) {
 				b->has_tid[base + k] = true;
 				continue;
 			}
 			x->stream.ops->close(x->stream.ctx);
-			(void)sshconn_close(x->ssh);
+			b->dial->undo(NULL, x->ssh, 0);
 			x->ssh = NULL;
 		} else if (k < got) {
 			st[k].ops->close(st[k].ctx);
@@ -418,7 +403,7 @@ pool_connect_one(void *arg)
 				goto out;
 			}
 		}
-		j->rc = sshconn_open(&p, &j->ssh, j->err, sizeof(j->err));
+		j->rc = j->pool->dial->open(&p, &j->ssh, j->err, sizeof(j->err));
 		if (j->rc == SSHCONN_OK)
 			break;
 		/* AWS refuses StartSession calls that come too fast: try again
@@ -439,13 +424,13 @@ pool_connect_one(void *arg)
 		pthread_mutex_unlock(&j->pool->lock);
 		pool_reap(old);
 	}
-	double rtt = j->pool->per > 1 || first ? sshconn_measure_rtt(j->ssh) : -1;
+	double rtt = j->pool->per > 1 || first ? j->pool->dial->measure_rtt(j->ssh) : -1;
 
 	if (first)
 		pool_probe_done(j, rtt);
 	/* A far server gives every channel its own window: what more round
 	 * trips in flight need, without another handshake. */
-	got = sshconn_sftp_streams(j->ssh, j->pool->per > 1 ?
+	got = j->pool->dial->streams(j->ssh, j->pool->per > 1 ?
 	    route_channels(rtt, j->pool->n / j->pool->per, j->pool->per) : 1, st, j->err,
 	    sizeof(j->err));
 	if (got < 1) {
@@ -478,38 +463,12 @@ out:
 	return NULL;
 }
 
-void
-pool_reap(pid_t pid)
-{
-	if (pid <= 0)
-		return;
-	/* ssh sends SIGHUP to its ProxyCommand when done; so do we, to its
-	 * whole group, and reap it. */
-	(void)proc_end(pid, SIGHUP);
-}
-
-/* Close one connection: its SFTP channel (or ssh), its libssh session and
- * its ProxyCommand.  Returns true when it ended badly (a non-zero exit
- * status of ssh or of the SFTP channel). */
-bool
-pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
-{
-	bool bad = sftp != NULL && sftp_close(sftp) != 0;
-
-	/* A connection's channels share its session and proxy: whoever
-	 * closes the last of them ends the proxy. */
-	if (ssh == NULL || sshconn_close(ssh))
-		pool_reap(pid);
-	return bad;
-}
-
 /* A channel nobody took: no goodbye waited for on it (a far speculative
  * connection cut short would otherwise cost a round trip per channel). */
 static void
 pool_job_undo(struct pool_job *j)
 {
-	sftp_discard(j->sftp);
-	(void)pool_close_parts(NULL, j->ssh, j->pid);
+	j->pool->dial->undo(j->sftp, j->ssh, j->pid);
 	j->sftp = NULL;
 	j->ssh = NULL;
 	j->pid = 0;
@@ -720,6 +679,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->t0 = clock_now();
 	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
 	b->direct = h->direct ? xstrdup(h->direct) : NULL;
+	b->dial = h->dial != NULL ? h->dial : &pool_dial_ssh;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
 	for (int i = 0; i < b->n; i++)

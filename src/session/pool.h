@@ -11,10 +11,29 @@
 
 #include "policy/options.h"
 #include "policy/sshcfg.h"
+#include "transport/sshconn.h"
 
 struct pool;
 struct sftp_conn;
-struct sshconn;
+struct sftp_limits;
+
+/* How one connection is made and unmade: pool_dial_ssh (libssh and SFTP)
+ * unless a test fakes it.  Each is called from the pool's threads. */
+struct pool_dialer {
+	enum sshconn_err (*open)(const struct sshconn_params *p, struct sshconn **out,
+	    char *err, size_t errlen);
+	double (*measure_rtt)(struct sshconn *c);
+	int (*streams)(struct sshconn *c, int n, struct fscp_stream *out, char *err,
+	    size_t errlen);
+	struct sshconn *(*ref)(struct sshconn *c);
+	/* A channel's SFTP handshake; when known says nothing yet, it is
+	 * filled with what this server told (for the pool's other channels). */
+	struct sftp_conn *(*sftp)(struct fscp_stream st, size_t buflen,
+	    struct sftp_limits *known, char *err, size_t errlen);
+	/* Undo a channel nobody took (sftp, ssh may be NULL; pid 0: none). */
+	void (*undo)(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid);
+};
+extern const struct pool_dialer pool_dial_ssh;
 
 /* How the pool's connections are made. */
 struct pool_how {
@@ -31,6 +50,7 @@ struct pool_how {
 	double wave_s;		/* ... one wave every wave_s seconds */
 	int limit;		/* > 0: no more than this many start until
 				   pool_trim says how many (a size unknown) */
+	const struct pool_dialer *dial;	/* NULL: pool_dial_ssh */
 };
 
 /* One channel that came up: its SFTP session, the libssh session it runs
