@@ -36,6 +36,11 @@
  * little this near (ssh then lists, as before). */
 #define ROUTE_PLAN_NEAR_BANNER_MS	8.0
 
+/* A banner later than this after the connect means a far server: a
+ * probing pool's other connections start at once instead of after the
+ * first's login. */
+#define ROUTE_PLAN_FAR_BANNER_MS	10.0
+
 /* Connections wanted for this session: the caller's cap, else the user's. */
 static int
 plan_wanted(const struct route_facts *f)
@@ -223,4 +228,15 @@ route_plan_reconnect(struct route_pool_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->n = 1;
 	p->per = 1;
+}
+
+int
+route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores)
+{
+	int near;
+
+	if (!in)
+		return banner_ms >= ROUTE_PLAN_FAR_BANNER_MS ? n : 0;
+	near = route_near_connections(rtt_ms, cores);
+	return near > 0 && near < n ? near : n;
 }

@@ -114,6 +114,13 @@ int route_plan_ssm_total(const struct route_facts *f, enum route_kind kind,
 bool route_plan_exec(const struct route_facts *f, const struct route_decision *d,
     bool *via_proxy);
 
+/* A probing pool's first connection has told something: its banner came
+ * banner_ms after the connect (in: false), or it logged in and measured
+ * rtt_ms (in: true; < 0: not measured).  Returns the connections the
+ * pool of n should have in all, or 0: wait for the login.  A far banner
+ * starts all at once; a near server is worth fewer (CPU-bound). */
+int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
+
 /* A connection opened again after every one died: one, one channel. */
 void route_plan_reconnect(struct route_pool_plan *p);
 

@@ -37,6 +37,7 @@
 #include "util/xmalloc.h"
 #include "policy/awsmsg.h"
 #include "policy/route.h"
+#include "policy/route_plan.h"
 #include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "sftp/sftp.h"
@@ -100,10 +101,6 @@ struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
-
-/* A banner later than this after the connect means a far server: the
- * other connections start at once instead of after the first's login. */
-#define POOL_FAR_HINT_MS	10.0
 
 /* Under j->pool->lock: the job is over, one way or the other. */
 static void
@@ -324,14 +321,15 @@ pool_first_byte(void *arg, double ms)
 {
 	struct pool_job *j = arg;
 	struct pool *b = j->pool;
+	int conns = route_plan_probe(false, ms, -1, b->n / b->per, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
 	pthread_cond_broadcast(&b->cond);
-	if (b->probe && !b->expanded && ms >= POOL_FAR_HINT_MS) {
+	if (b->probe && !b->expanded && conns > 0) {
 		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
-		    "at once", ms, b->n / b->per);
-		pool_expand(b, b->n / b->per);
+		    "at once", ms, conns);
+		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);
 }
@@ -342,16 +340,14 @@ static void
 pool_probe_done(struct pool_job *j, double rtt)
 {
 	struct pool *b = j->pool;
-	int conns = b->n / b->per, near = route_near_connections(rtt, proc_cores());
+	int conns = route_plan_probe(true, -1, rtt, b->n / b->per, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	if (b->probe && !b->expanded) {
-		if (near > 0 && near < conns) {
+		if (conns < b->n / b->per)
 			log_verbose("server answers in %.2f ms and this machine has %d cores: "
-			    "%d fresh connection%s", rtt, proc_cores(), near,
-			    near == 1 ? "" : "s");
-			conns = near;
-		}
+			    "%d fresh connection%s", rtt, proc_cores(), conns,
+			    conns == 1 ? "" : "s");
 		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);

@@ -320,6 +320,32 @@ START_TEST(plan_reconnect)
 }
 END_TEST
 
+/* A probing pool's first connection: a far banner starts all at once, a
+ * near one waits for the login, whose round trip may mean fewer. */
+START_TEST(plan_probe)
+{
+	static const struct {
+		bool in;
+		double banner_ms, rtt_ms;
+		int n, cores, want;
+	} t[] = {
+		{ false, 50, -1, 8, 8, 8 },	/* far banner: all now */
+		{ false, 10, -1, 8, 8, 8 },
+		{ false, 2, -1, 8, 8, 0 },	/* near banner: wait for the login */
+		{ false, -1, -1, 8, 8, 0 },	/* none within the wait */
+		{ true, -1, 0.1, 8, 8, 4 },	/* near: half the cores */
+		{ true, -1, 0.1, 3, 8, 3 },	/* ... never more than planned */
+		{ true, -1, 0.1, 8, 1, 1 },
+		{ true, -1, 5.0, 8, 8, 8 },	/* far: all */
+		{ true, -1, -1, 8, 8, 8 },	/* not measured: all */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(route_plan_probe(t[i].in, t[i].banner_ms, t[i].rtt_ms, t[i].n,
+		    t[i].cores) == t[i].want, "row %zu", i);
+}
+END_TEST
+
 TCase *route_plan_tcase(void);
 
 TCase *
@@ -334,5 +360,6 @@ route_plan_tcase(void)
 	tcase_add_test(tc, plan_ssm_total);
 	tcase_add_test(tc, plan_exec);
 	tcase_add_test(tc, plan_reconnect);
+	tcase_add_test(tc, plan_probe);
 	return tc;
 }
