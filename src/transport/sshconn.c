@@ -185,6 +185,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	    cfg->connecttimeout > 0 ? cfg->connecttimeout : 120;
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &hs_timeout);
 
+	c->lib_owns_fd = true;
 	if (ssh_connect(c->s) != SSH_OK) {
 		sshconn_seterr(err, errlen, "ssh handshake with %s port %d failed: %s", chost, cport,
 		    ssh_get_error(c->s));
@@ -230,8 +231,8 @@ sshconn_unref(struct sshconn *c)
 			ssh_disconnect(c->s);
 		ssh_free(c->s);
 	}
-	/* libssh does not close a socket handed in with SSH_OPTIONS_FD. */
-	if (c->fd >= 0)
+	/* Before ssh_connect the socket is still fscp's to close. */
+	if (c->fd >= 0 && !c->lib_owns_fd)
 		close(c->fd);
 	for (int i = 0; i < 2; i++)
 		if (c->wake[i] >= 0)

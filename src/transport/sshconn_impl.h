@@ -24,7 +24,12 @@
 
 struct sshconn {
 	ssh_session s;
-	int fd;			/* the socket under the session; we close it */
+	int fd;			/* the socket under the session */
+	/* Once ssh_connect has taken fd, libssh closes it (when it
+	 * disconnects, is freed, or its peer goes away during a call): fscp
+	 * must not touch the number after that, as another thread may have
+	 * opened something else under it (the journal's file, a proxy's pipe). */
+	bool lib_owns_fd;
 	size_t read_buf;
 	char keydesc[160];
 	char *banner;		/* the server's SSH_MSG_USERAUTH_BANNER, NULL if none */
