@@ -98,6 +98,10 @@ xfer_task_may(enum task_state from, enum task_state to)
 		return to == T_DATA || to == T_CLOSING;
 	case T_DATA:
 		return to == T_CLOSING;
+	case T_CLOSING:
+		/* A lone upload whose WRITE failed cuts the file by name
+		 * once its CLOSE is answered: one more request, same state. */
+		return to == T_CLOSING;
 	default:
 		return false;
 	}

@@ -227,7 +227,7 @@ START_TEST(transitions)
 		[T_NEW] = { [T_NEW] = 1, [T_OPENING] = 1, [T_DATA] = 1, [T_DONE] = 1 },
 		[T_OPENING] = { [T_NEW] = 1, [T_DATA] = 1, [T_CLOSING] = 1, [T_DONE] = 1 },
 		[T_DATA] = { [T_NEW] = 1, [T_CLOSING] = 1, [T_DONE] = 1 },
-		[T_CLOSING] = { [T_NEW] = 1, [T_DONE] = 1 },
+		[T_CLOSING] = { [T_NEW] = 1, [T_CLOSING] = 1, [T_DONE] = 1 },
 		[T_DONE] = { [T_DONE] = 1 },
 	};
 
