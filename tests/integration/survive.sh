@@ -48,7 +48,17 @@ LIMIT=80000
 sessions() { pgrep -P "$SSHD_PID"; }
 # One of this copy's, not an earlier case's still closing (tests/lib/sshd.sh).
 kill_one_session() { fscp_sshd_kill_new_session "$1"; }
-kill_sessions() { sleep "$1"; for p in $(sessions); do kill "$p" 2>/dev/null; done; }
+# wait_bytes FILE N: until FILE holds N bytes (at most 60 s, polled): what
+# happens "during a copy" happens once the copy is under way, however slow
+# the machine is to start it.
+wait_bytes() {
+	local n=0
+	while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -lt "$2" ] && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+kill_sessions() { wait_bytes "$1" $((2 << 20)); for p in $(sessions); do kill "$p" 2>/dev/null; done; }
 # Run PROG ARGS... in its own session with a time bound, stderr to $W/err,
 # its exit status in $rc; afterwards nothing it started may be left.
 run() {
@@ -126,7 +136,7 @@ check "$name" "tree identical" diff -r tree dtree
 # --- every connection dies; sshd still there: one reconnect -------------
 name="every connection killed, sshd up: the reconnect finishes"
 rm -f dst.bin
-kill_sessions 1 &
+kill_sessions dst.bin &
 bg=$!
 run "$FSCP" -v -l $LIMIT fscp-test:src.bin dst.bin
 wait "$bg"
@@ -137,9 +147,10 @@ check "$name" "-v says it reconnected" grep -q "one fresh connection" "$W/err"
 # --- sshd gone: as scp ends ---------------------------------------------
 # The listener goes first, so the reconnect cannot succeed, then its
 # connections; sshd is started again afterwards.
+# Once the copy has written part of FILE.
 kill_sshd() {
-	sleep "$1"
 	local kids
+	wait_bytes "$1" $((2 << 20))
 	kids=$(sessions)
 	kill "$SSHD_PID"
 	# shellcheck disable=SC2086
@@ -155,7 +166,7 @@ for route in standard bypass; do
 		if [ "$dir" = down ]; then a=(fscp-test:src.bin dst.bin) d=dst.bin; else a=(src.bin fscp-test:dst.bin) d=$H/dst.bin; fi
 		for prog in "$SCP" "$FSCP"; do
 			rm -f "$d"
-			kill_sshd 1 &
+			kill_sshd "$d" &
 			bg=$!
 			FSCP_ROUTE=$route run "$prog" -l $LIMIT "${a[@]}"
 			wait "$bg"
@@ -188,7 +199,7 @@ done
 cp src.bin "$H/src.bin"
 name="remote source grows during a 4-way download"
 head -c $((8 << 20)) src.bin >"$H/grow.bin"
-(sleep 0.5; cat src.bin >>"$H/grow.bin") &
+(wait_bytes grow.bin $((1 << 20)); cat src.bin >>"$H/grow.bin") &
 bg=$!
 run "$FSCP" -l $LIMIT fscp-test:grow.bin grow.bin
 wait "$bg"
@@ -197,7 +208,7 @@ check "$name" "copied whole, as scp reads to end of file" cmp -s grow.bin "$H/gr
 
 name="remote source shrinks during a 4-way download"
 cp src.bin "$H/shrink.bin"
-(sleep 1; truncate -s $((8 << 20)) "$H/shrink.bin") &
+(wait_bytes shrink.bin $((1 << 20)); truncate -s $((8 << 20)) "$H/shrink.bin") &
 bg=$!
 run "$FSCP" -l $LIMIT fscp-test:shrink.bin shrink.bin
 wait "$bg"
@@ -211,7 +222,7 @@ cmp -s -n "$(stat -c %s shrink.bin)" shrink.bin src.bin || bad "$name: not a pre
 # difference (man page); the copy then fails cleanly and keeps a prefix.
 name="remote source removed during a 4-way download"
 cp src.bin "$H/gone.bin"
-(sleep 1; rm -f "$H/gone.bin") &
+(wait_bytes gone.bin $((1 << 20)); rm -f "$H/gone.bin") &
 bg=$!
 run "$FSCP" -l $LIMIT fscp-test:gone.bin gone.bin
 wait "$bg"
@@ -225,7 +236,7 @@ fi
 
 name="local source grows during a 4-way upload"
 head -c $((8 << 20)) src.bin >lgrow.bin
-(sleep 0.5; cat src.bin >>lgrow.bin) &
+(wait_bytes "$H/lgrow.bin" $((1 << 20)); cat src.bin >>lgrow.bin) &
 bg=$!
 run "$FSCP" -l $LIMIT lgrow.bin fscp-test:lgrow.bin
 wait "$bg"
@@ -234,7 +245,7 @@ check "$name" "copied whole" cmp -s lgrow.bin "$H/lgrow.bin"
 
 name="local source shrinks during a 4-way upload"
 cp src.bin lshrink.bin
-(sleep 1; truncate -s $((8 << 20)) lshrink.bin) &
+(wait_bytes "$H/lshrink.bin" $((1 << 20)); truncate -s $((8 << 20)) lshrink.bin) &
 bg=$!
 run "$FSCP" -l $LIMIT lshrink.bin fscp-test:lshrink.bin
 wait "$bg"
@@ -251,7 +262,7 @@ for sig in INT TERM HUP; do
 			"$FSCP" -F "$SSH_CONFIG" -q -l $LIMIT fscp-test:src.bin dst.bin \
 			</dev/null >/dev/null 2>"$W/err" &
 		pid=$!
-		sleep 1
+		wait_bytes dst.bin $((1 << 20))
 		# The program itself (under setsid and timeout: the last exec).
 		pkill -"$sig" -f "^$FSCP -F $SSH_CONFIG" 2>/dev/null
 		wait "$pid"
