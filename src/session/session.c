@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/clock.h"
+#include "util/cpuidle.h"
 #include "util/log.h"
 #include "util/mtext.h"
 #include "util/proc.h"
@@ -49,7 +50,7 @@ struct session {
 	struct pool *pending;		/* connections still coming up */
 	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
 	struct route_facts facts;	/* what the plan is given (points to cfg) */
-	struct proc_cpu_sample cpu0;	/* /proc/stat when the session opened */
+	struct cpuidle_sample cpu0;	/* /proc/stat when the session opened */
 	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
 	char *bypass_direct;
 	bool bypass_compress;
@@ -495,14 +496,14 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
     const struct pool_how *h, int beside_n)
 {
 	struct pool_how one = *h;
-	struct proc_cpu_sample a, b;
+	struct cpuidle_sample a, b;
 	struct facts_lookup *l;
 	bool beside = false;
 	double t0;
 
 	one.limit = beside_n;
 	session_pool_end(s, true);
-	proc_cpu_sample(&a);
+	cpuidle_sample(&a);
 	t0 = clock_now();
 	l = facts_lookup_start(f, o);
 	while (!facts_lookup_wait(l, beside ? 1.0 : SESSION_LOOKUP_POLL_S)) {
@@ -510,8 +511,8 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 
 		if (beside)
 			continue;
-		proc_cpu_sample(&b);
-		idle = proc_idle_cores(&a, &b);
+		cpuidle_sample(&b);
+		idle = cpuidle_cores(&a, &b);
 		if (!route_lookup_beside_now(idle, clock_now() - t0))
 			continue;
 		log_verbose("%.1f cores idle: %d SSM session%s start%s while the direct address "
@@ -607,7 +608,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	facts_gather(&f, o, host, user, port, bytes, want, false);
 	s->cfg = f.cfg;
 	facts_route(&f, o, want, &s->facts);
-	proc_cpu_sample(&s->cpu0);
+	cpuidle_sample(&s->cpu0);
 	/* Planned again when a direct address turned up beside the start. */
 	do
 		route_plan_open(&s->facts, &f.d, &m, &p);
@@ -649,12 +650,12 @@ session_open_one(const struct fscp_opts *o, const char *host, const char *user, 
 static void
 session_measure(const struct session *s, struct route_measure *m)
 {
-	struct proc_cpu_sample now;
+	struct cpuidle_sample now;
 
 	m->rtt_ms = session_rtt(s);
 	m->listed_bypass = s->ssh != NULL && s->ssh[0] != NULL;
-	proc_cpu_sample(&now);
-	m->idle_cores = proc_idle_cores(&s->cpu0, &now);
+	cpuidle_sample(&now);
+	m->idle_cores = cpuidle_cores(&s->cpu0, &now);
 }
 
 bool
