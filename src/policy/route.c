@@ -32,8 +32,10 @@
  * Unknown size (a download before its listing): a live master or ssh lists
  * first (no extra handshake) and the route is decided again with the size
  * known (grow), and with the round trip the listing measured: near, new
- * connections pay only for big copies; far, they join a copy that already
- * runs on the listing connection and pay from 8 MiB.  For SSM it counts
+ * connections pay only for big copies (never beside a near master: the
+ * copy is CPU-bound and the master's connection costs no new handshake,
+ * sshd or encryption stream); far, they join a copy that already runs on
+ * the listing connection and pay from 8 MiB.  For SSM it counts
  * as ROUTE_SSM_UNKNOWN_BYTES, but only ROUTE_SSM_BEFORE_SIZE sessions start
  * (the one that lists and one more) until the listing tells the size; the
  * waves start then, as many as the size pays for.
@@ -519,8 +521,7 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->grow = true;
 			return;
 		}
-		if (!forced && in->bytes >= 0 &&
-		    in->bytes < (near_rtt(in) ? ROUTE_NEAR_MASTER_BYTES : ROUTE_FRESH_MIN_BYTES)) {
+		if (!forced && in->bytes >= 0 && in->bytes < ROUTE_FRESH_MIN_BYTES) {
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; small copy (%s) "
 			    "stays on the live master", cfg->controlpath, size);
@@ -528,12 +529,27 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->connections = 1;
 			return;
 		}
+		if (!forced && near_rtt(in) && in->connections_wanted == 0) {
+			/* Near, the copy is bound by CPU, and a fresh
+			 * connection costs what the master's costs no more: a
+			 * new sshd, a key exchange and a second encryption
+			 * stream.  On a slower machine that loses to scp; what
+			 * it would gain cannot be known before paying for it,
+			 * so the copy stays on the master, exactly scp's cost. */
+			snprintf(out->reason, sizeof(out->reason),
+			    "ControlMaster socket %s is live; the server answers in %.2f ms: "
+			    "the copy (%s) stays on the live master (a fresh connection costs "
+			    "a new sshd, a key exchange and a second encryption stream)",
+			    cfg->controlpath, in->rtt_ms, size);
+			out->kind = ROUTE_STANDARD;
+			out->connections = 1;
+			return;
+		}
 		if (!forced && in->rtt_ms == 0 && !in->one_stream && in->connections_wanted == 0) {
 			/* The master carries data at once; whether fresh
-			 * connections pay depends on the round trip (near, only
-			 * from ROUTE_NEAR_MASTER_BYTES: 16 MiB uploaded through
-			 * a handshake was 0.54x scp's, 64 MiB 0.69x), which the
-			 * master's SFTP measures as it opens. */
+			 * connections pay depends on the round trip (near,
+			 * never: see below), which the master's SFTP measures
+			 * as it opens. */
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; %s to move: the copy starts on "
 			    "the master until the round trip is known", cfg->controlpath, size);

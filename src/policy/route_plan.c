@@ -17,7 +17,8 @@
  * Growth.  The listing measured the round trip: far, new connections join
  * the copy already running on the listing one; near, the copy is bound by
  * CPU, so a near server gets what route_near_connections gives and the
- * listing connection (an ssh process, slower than libssh) rests. */
+ * listing connection (an ssh process, slower than libssh) rests.  Beside
+ * a near master nothing is added: the copy stays on it (route_decide). */
 #include "config.h"
 #include "policy/route_plan.h"
 
@@ -83,10 +84,13 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * start after ROUTE_PLAN_SPEC_DELAY_S: the first one's banner
 		 * tells a far server, and the others start at once.  A near
 		 * copy thus pays for no handshake it does not use (one cut
-		 * after its login made a 64 MiB copy 9% slower). */
+		 * after its login made a 64 MiB copy 9% slower), and on a
+		 * slow machine, whose master answers late, the first stops
+		 * at a near server's banner: beside a near master the copy
+		 * stays on it (route_decide). */
 		s->n = ROUTE_FRESH_CONNS - 1;
 		s->per = ROUTE_MAX_CHANNELS;
-		s->probe = s->spec = s->staged = true;
+		s->probe = s->spec = s->staged = s->far_only = true;
 		s->delay_s = ROUTE_PLAN_SPEC_DELAY_S;
 		p->spec_why = "fresh connections start if the master's SFTP is slow to open";
 	}

@@ -58,6 +58,8 @@ struct route_pool_plan {
 	bool staged;		/* the copy starts on the first one up, the
 				   others join as they come */
 	bool spec;		/* speculative: nobody waits for it yet */
+	bool far_only;		/* ... and pays only for a far server: the
+				   first stops at a near banner */
 	double delay_s;		/* > 0: the first starts this late */
 	int wave;		/* > 0: this many start at a time ... */
 	double wave_s;		/* ... one wave every wave_s seconds */

@@ -80,6 +80,7 @@ struct pool {
 	bool probe;		/* the first connection says how many more start */
 	bool spec;		/* opened before the listing, in case it pays */
 	bool never_add;		/* began speculative: new host keys are ssh's to add */
+	bool far_only;		/* speculative, wanted only for a far server */
 	double delay_s;		/* the first connection waits this long after t0 */
 	double first_ms;	/* the first connection's banner came after this
 				   (-1: none within a second); 0: not yet */
@@ -330,6 +331,15 @@ pool_first_byte(void *arg, double ms)
 		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
 		    "at once", ms, conns);
 		pool_expand(b, conns);
+	} else if (b->far_only && b->spec && !b->expanded && conns == 0 && ms >= 0) {
+		/* Near: the plan wants none; the handshake stops here, before
+		 * its key exchange costs the server and this machine CPU. */
+		log_debug(1, "the server's first bytes came after %.1f ms: near, the speculative "
+		    "connection stops", ms);
+		b->stop = true;
+		if (j->abort_fd >= 0)
+			shutdown(j->abort_fd, SHUT_RDWR);
+		pthread_cond_broadcast(&b->cond);
 	}
 	pthread_mutex_unlock(&b->lock);
 }
@@ -685,6 +695,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	/* Probing: the first connection starts the others (pool_expand). */
 	b->probe = h->probe && n > 1;
 	b->spec = b->never_add = h->spec;
+	b->far_only = h->spec && h->far_only;
 	b->delay_s = h->delay_s;
 	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
 	b->sized = b->limit == n;

@@ -44,6 +44,8 @@ struct pool_how {
 	int per;		/* SFTP channels each, at most */
 	bool probe;		/* the first says how many more start */
 	bool spec;		/* speculative: nobody waits for it yet */
+	bool far_only;		/* ... wanted only for a far server: it stops
+				   at a near server's first bytes */
 	double delay_s;		/* > 0: the first connects this late, unless
 				   the pool is stopped before */
 	int wave;		/* > 0: start this many at a time ... */

@@ -67,6 +67,7 @@ session_how(const struct route_pool_plan *p, const char *proxy, const char *dire
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
 		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
+		.far_only = p->far_only,
 		.delay_s = p->delay_s, .wave = p->wave, .wave_s = p->wave_s,
 		.limit = p->limit };
 

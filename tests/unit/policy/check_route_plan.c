@@ -151,6 +151,8 @@ START_TEST(plan_open_table)
 		ck_assert_int_eq(p.spec.via_proxy, r->spec_proxy);
 		ck_assert_int_eq(p.spec.probe, r->spec_probe);
 		ck_assert_int_eq(p.spec.delay_s > 0, r->spec_delayed);
+		/* The one beside a master pays only far away: it stops at a near banner. */
+		ck_assert_int_eq(p.spec.far_only, r->spec_delayed);
 		ck_assert_ptr_nonnull(p.spec_why);
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
@@ -200,8 +202,12 @@ static const struct grow_row {
 	  YES, NO, "(after listing)" },
 	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
 	  "route stays standard: ProxyJump host" },
-	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, YES,
-	  ROUTE_FRESH, 1, NO, NO, YES, "1 fresh connection" },
+	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, NO, 0, 0,
+	  NO, NO, NO, "answers in 0.10 ms: the copy (256.0 MiB) stays on the live master" },
+	{ "master near, slow machine, 8 cores", { CFG_CM_AUTO, YES, .cores = 8 }, GiB, 0.8,
+	  NO, NO, 0, 0, NO, NO, NO, "a new sshd, a key exchange and a second encryption" },
+	{ "master near, 4 asked", { CFG_CM_AUTO, YES, .connections = 4, .cores = 2 },
+	  256 * MiB, 0.1, NO, YES, ROUTE_FRESH, 3, NO, YES, NO, "4 connections (after" },
 	{ "master near small", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 0.1, NO, NO, 0, 0,
 	  NO, NO, NO, "route stays standard: ControlMaster socket" },
 	{ "master far", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 50, NO, YES, ROUTE_FRESH,
