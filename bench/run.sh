@@ -660,8 +660,10 @@ run_one() {
 	printf -v R_CPU '%d.%03d' $((ms / 1000)) $((ms % 1000))
 	R_TCPU=$tcpu
 	if [ "$tool" = fscp ]; then
-		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins.
-		route=$(sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' "$log" | tail -n 1)
+		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins
+		# ("fscp: route climb: ..." says how many connections, not the route).
+		route=$(grep -v '^fscp: route climb: ' "$log" |
+			sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' | tail -n 1)
 		got=$(grep -c '^fscp: connection [0-9]* \(of [0-9]* \)\{0,1\}failed' "$log")
 		[ "$got" -gt 0 ] && route+="+$got"
 		grep -q '^fscp: bypass failed' "$log" && route+="+fallback"

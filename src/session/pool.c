@@ -91,6 +91,11 @@ struct pool {
 	bool expanded;		/* ... it has */
 	int started;		/* connections whose thread was started */
 	int limit;		/* no more than this many are started */
+	int planned;		/* connections the plan started with */
+	int held;		/* the last held connections wait for the climb
+				   (pool_climb): not started, not given up */
+	bool climbing;		/* ... and the copy waits for them too */
+	int climbed;		/* connections the climb started */
 	bool sized;		/* the limit is final (else the pacer waits for
 				   the listing to set it: pool_trim) */
 	double t0, last;	/* start, and when the latest came up */
@@ -222,11 +227,14 @@ pool_start_upto(struct pool *b, int upto)
 static void
 pool_give_up(struct pool *b)
 {
-	for (int i = b->started * b->per; i < b->n; i++) {
+	int upto = b->n / b->per - b->held;
+
+	for (int i = b->started * b->per; i < upto * b->per; i++) {
 		b->jobs[i].rc = SSHCONN_ERR_CONNECT;
 		b->jobs[i].unused = b->jobs[i].taken = b->jobs[i].done = true;
 	}
-	b->started = b->n / b->per;
+	if (b->started < upto)
+		b->started = upto;
 	pthread_cond_broadcast(&b->cond);
 }
 
@@ -322,7 +330,7 @@ pool_first_byte(void *arg, double ms)
 {
 	struct pool_job *j = arg;
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(false, ms, -1, b->n / b->per, proc_cores());
+	int conns = route_plan_probe(false, ms, -1, b->planned, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
@@ -350,11 +358,11 @@ static void
 pool_probe_done(struct pool_job *j, double rtt)
 {
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(true, -1, rtt, b->n / b->per, proc_cores());
+	int conns = route_plan_probe(true, -1, rtt, b->planned, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	if (b->probe && !b->expanded) {
-		if (conns < b->n / b->per)
+		if (conns < b->planned)
 			log_verbose("server answers in %.2f ms and this machine has %d cores: "
 			    "%d fresh connection%s", rtt, proc_cores(), conns,
 			    conns == 1 ? "" : "s");
@@ -547,9 +555,10 @@ pool_end(struct pool *b, bool report)
 	}
 	if (report && b->ok > 0 && b->chans > b->ok)
 		log_verbose("%d of %d connections ready in %.2f s, with %d SFTP channels",
-		    b->ok, b->n / b->per, b->last, b->chans);
+		    b->ok, b->planned + b->climbed, b->last, b->chans);
 	else if (report && b->ok > 0)
-		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n / b->per, b->last);
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->planned + b->climbed,
+		    b->last);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->cond);
 	free(b->proxy);
@@ -565,8 +574,10 @@ pool_end(struct pool *b, bool report)
 static int
 pool_pick_done(struct pool *b, bool *left)
 {
+	int upto = b->climbing ? b->n : b->n - b->held * b->per;
+
 	*left = false;
-	for (int i = 0; i < b->n; i++) {
+	for (int i = 0; i < upto; i++) {
 		if (b->jobs[i].taken)
 			continue;
 		if (b->jobs[i].done) {
@@ -676,11 +687,16 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	struct pool *b = xcalloc(1, sizeof(*b));
 	int n = h->n, per = h->per < 1 ? 1 : h->per > ROUTE_MAX_CHANNELS ?
 	    ROUTE_MAX_CHANNELS : h->per;
+	int room = h->room > 0 && h->wave == 0 ? h->room : 0;
+	int all = n + room;
 
-	b->jobs = xcalloc((size_t)(n * per), sizeof(*b->jobs));
-	b->tids = xcalloc((size_t)(n * per), sizeof(*b->tids));
-	b->has_tid = xcalloc((size_t)(n * per), sizeof(*b->has_tid));
-	b->n = n * per;
+	b->jobs = xcalloc((size_t)(all * per), sizeof(*b->jobs));
+	b->tids = xcalloc((size_t)(all * per), sizeof(*b->tids));
+	b->has_tid = xcalloc((size_t)(all * per), sizeof(*b->has_tid));
+	b->n = all * per;
+	b->planned = n;
+	b->held = room;
+	b->climbing = room > 0;
 	b->per = per;
 	b->t0 = clock_now();
 	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
@@ -743,7 +759,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 static bool
 pool_all_done(const struct pool *b)
 {
-	for (int i = 0; i < b->n; i++)
+	for (int i = 0; i < b->n - b->held * b->per; i++)
 		if (!b->jobs[i].done)
 			return false;
 	return true;
@@ -791,6 +807,56 @@ pool_trim(struct pool *b, int n)
 	}
 	pthread_mutex_unlock(&b->lock);
 	return limit;
+}
+
+int
+pool_climb(struct pool *b, int k)
+{
+	if (b == NULL || k <= 0)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	if (b->stop || !b->climbing || (b->probe && !b->expanded))
+		k = 0;
+	if (k > b->held)
+		k = b->held;
+	if (k > 0) {
+		b->held -= k;
+		b->climbed += k;
+		b->limit = b->started + k;
+		pool_start_upto(b, b->started + k);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return k;
+}
+
+void
+pool_climb_end(struct pool *b)
+{
+	if (b == NULL)
+		return;
+	pthread_mutex_lock(&b->lock);
+	if (b->climbing) {
+		b->climbing = false;
+		b->held = 0;
+		pool_give_up(b);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+int
+pool_coming(struct pool *b)
+{
+	int n = 0;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	for (int i = 0; i < b->started * b->per; i++)
+		n += !b->jobs[i].done;
+	if (b->probe && !b->expanded)
+		n++;	/* the others wait for the first */
+	pthread_mutex_unlock(&b->lock);
+	return n;
 }
 
 int
