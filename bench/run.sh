@@ -660,15 +660,14 @@ run_one() {
 	printf -v R_CPU '%d.%03d' $((ms / 1000)) $((ms % 1000))
 	R_TCPU=$tcpu
 	if [ "$tool" = fscp ]; then
-		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins
-		# ("fscp: route climb: ..." says how many connections, not the route).
-		route=$(grep -v '^fscp: route climb: ' "$log" |
-			sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' | tail -n 1)
+		# "fscp: route fresh: ...", "fscp: route stays standard: ...": the last wins.
+		route=$(sed -n 's/^fscp: route \(stays \)\{0,1\}\([a-z-]*\): .*/\2/p' "$log" | tail -n 1)
 		got=$(grep -c '^fscp: connection [0-9]* \(of [0-9]* \)\{0,1\}failed' "$log")
 		[ "$got" -gt 0 ] && route+="+$got"
 		grep -q '^fscp: bypass failed' "$log" && route+="+fallback"
-		R_CONNS=$(sed -n 's/^fscp: route .* \([0-9][0-9]*\) \(SSM sessions\|fresh connections\|connections\).*/\1/p' \
-			"$log" | tail -n 1)
+		# The route's count, or where the climb stopped ("fscp: climb: ... with N connections").
+		R_CONNS=$(sed -n -e 's/^fscp: route .* \([0-9][0-9]*\) \(SSM sessions\|fresh connections\|connections\).*/\1/p' \
+			-e 's/^fscp: climb: .* with \([0-9][0-9]*\) connections.*/\1/p' "$log" | tail -n 1)
 	else
 		R_CONNS=''
 	fi

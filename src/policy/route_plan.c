@@ -243,35 +243,41 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 	int add;
 
 	if (c->done) {
-		snprintf(reason, len, "route climb: over");
+		snprintf(reason, len, "climb: over");
 		return 0;
 	}
 	c->done = true;
 	if (after)
 		gain = m->goodput_Bps / c->before_Bps - 1;
 	if (f->connections > 0) {
-		snprintf(reason, len, "route climb: FSCP_CONNECTIONS=%d is fixed: %d connections",
+		snprintf(reason, len, "climb: FSCP_CONNECTIONS=%d is fixed: %d connections",
 		    f->connections, c->conns);
 		return 0;
 	}
+	if (m->left_s == 0 || !(m->goodput_Bps > 0)) {
+		snprintf(reason, len, "climb: %s with %d connections: it stops there",
+		    m->left_s == 0 ? "all the data is moved" : "no data moved over the interval",
+		    c->conns);
+		return 0;
+	}
 	if (after && gain < ROUTE_CLIMB_GAIN) {
-		snprintf(reason, len, "route climb: goodput %.1f -> %.1f MB/s (%+.0f%%) with %d "
+		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%) with %d "
 		    "connections, under +%.0f%%: it stops there", c->before_Bps / 1e6, mbs,
 		    gain * 100, c->conns, ROUTE_CLIMB_GAIN * 100);
 		return 0;
 	}
 	if (!(m->idle_cores >= ROUTE_CLIMB_IDLE_CORES)) {
-		snprintf(reason, len, "route climb: goodput %.1f MB/s with %d connections, %.2f cores "
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections, %.2f cores "
 		    "idle: CPU-bound, it stops there", mbs, c->conns, m->idle_cores);
 		return 0;
 	}
 	if (m->room <= 0 || c->conns >= ROUTE_CLIMB_MAX_CONNS) {
-		snprintf(reason, len, "route climb: goodput %.1f MB/s with %d connections: no room for "
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections: no room for "
 		    "more", mbs, c->conns);
 		return 0;
 	}
 	if (m->join_s >= 0 && m->left_s >= 0 && m->left_s < 2 * m->join_s) {
-		snprintf(reason, len, "route climb: goodput %.1f MB/s with %d connections: the copy "
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections: the copy "
 		    "ends in %.2f s, new ones take %.2f s to join: it stops there", mbs,
 		    c->conns, m->left_s, m->join_s);
 		return 0;
@@ -286,11 +292,11 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 	if (c->conns + add > ROUTE_CLIMB_MAX_CONNS)
 		add = ROUTE_CLIMB_MAX_CONNS - c->conns;
 	if (after)
-		snprintf(reason, len, "route climb: goodput %.1f -> %.1f MB/s (%+.0f%%), %.2f cores idle: "
+		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%), %.2f cores idle: "
 		    "%d connections, %d more", c->before_Bps / 1e6, mbs, gain * 100,
 		    m->idle_cores, c->conns, add);
 	else
-		snprintf(reason, len, "route climb: goodput %.1f MB/s, %.2f cores idle: %d connections, "
+		snprintf(reason, len, "climb: goodput %.1f MB/s, %.2f cores idle: %d connections, "
 		    "%d more", mbs, m->idle_cores, c->conns, add);
 	c->done = false;
 	c->before_Bps = m->goodput_Bps;

@@ -386,6 +386,10 @@ static const struct climb_row {
 	  "the copy ends in 0.60 s, new ones take 0.50 s" },
 	{ "room for fewer than double", 0, 12, 100, 150, 1.5, 2.0, 0.5, 4, 4, NO, "4 more" },
 	{ "no room", 0, 16, 100, 150, 1.5, 2.0, 0.5, 0, 0, YES, "no room for more" },
+	{ "all moved, files closing", 0, 4, -1, 0, 1.5, 0, 0.5, 12, 0, YES,
+	  "climb: all the data is moved with 4 connections" },
+	{ "a stalled interval", 0, 4, -1, 0, 1.5, 2.0, 0.5, 12, 0, YES,
+	  "no data moved over the interval" },
 };
 
 START_TEST(plan_climb_table)
