@@ -281,6 +281,19 @@ near_rtt(const struct route_input *in)
 	return in->rtt_ms > 0 && in->rtt_ms < ROUTE_NEAR_MS;
 }
 
+/* Beside a master: the round trip its SFTP measured is short enough that
+ * the master's one window (scp's, ROUTE_SCP_INFLIGHT) covers it at the
+ * rate one connection may aim at: the window is not what limits the copy,
+ * CPU is, and fresh connections would only add CPU.  Not only under
+ * ROUTE_NEAR_MS: on a slow or busy machine the measure through the ssh
+ * processes comes out longer than the path is. */
+static bool
+master_not_window_bound(const struct route_input *in)
+{
+	return in->rtt_ms > 0 &&
+	    in->rtt_ms / 1000.0 * ROUTE_INFLIGHT_RATE <= (double)ROUTE_SCP_INFLIGHT;
+}
+
 /* The size from which new connections pay, given what the listing
  * measured: far away they join a copy already running on the listing
  * connection, so they cost nothing and pay from ROUTE_FRESH_MIN_BYTES;
@@ -529,7 +542,7 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->connections = 1;
 			return;
 		}
-		if (!forced && near_rtt(in) && in->connections_wanted == 0) {
+		if (!forced && master_not_window_bound(in) && in->connections_wanted == 0) {
 			/* Near, the copy is bound by CPU, and a fresh
 			 * connection costs what the master's costs no more: a
 			 * new sshd, a key exchange and a second encryption
@@ -537,10 +550,10 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			 * it would gain cannot be known before paying for it,
 			 * so the copy stays on the master, exactly scp's cost. */
 			snprintf(out->reason, sizeof(out->reason),
-			    "ControlMaster socket %s is live; the server answers in %.2f ms: "
-			    "the copy (%s) stays on the live master (a fresh connection costs "
-			    "a new sshd, a key exchange and a second encryption stream)",
-			    cfg->controlpath, in->rtt_ms, size);
+			    "ControlMaster socket %s is live; the server answers in %.2f ms, "
+			    "within what the master's window covers: the copy (%s) stays on the "
+			    "live master (a fresh connection costs a new sshd, a key exchange and "
+			    "a second encryption stream)", cfg->controlpath, in->rtt_ms, size);
 			out->kind = ROUTE_STANDARD;
 			out->connections = 1;
 			return;
