@@ -665,8 +665,9 @@ run_one() {
 		got=$(grep -c '^fscp: connection [0-9]* \(of [0-9]* \)\{0,1\}failed' "$log")
 		[ "$got" -gt 0 ] && route+="+$got"
 		grep -q '^fscp: bypass failed' "$log" && route+="+fallback"
-		R_CONNS=$(sed -n 's/^fscp: route .* \([0-9][0-9]*\) \(SSM sessions\|fresh connections\|connections\).*/\1/p' \
-			"$log" | tail -n 1)
+		# The route's count, or where the climb stopped ("fscp: climb: ... with N connections").
+		R_CONNS=$(sed -n -e 's/^fscp: route .* \([0-9][0-9]*\) \(SSM sessions\|fresh connections\|connections\).*/\1/p' \
+			-e 's/^fscp: climb: .* with \([0-9][0-9]*\) connections.*/\1/p' "$log" | tail -n 1)
 	else
 		R_CONNS=''
 	fi

@@ -142,6 +142,12 @@ run_stop_conns(void *ctx)
 	session_stop_pending(((struct run *)ctx)->s);
 }
 
+static void
+run_tick(void *ctx, uint64_t moved, uint64_t total)
+{
+	session_tick(((struct run *)ctx)->s, moved, total);
+}
+
 static struct sftp_conn *
 run_reconnect(void *ctx)
 {
@@ -192,7 +198,8 @@ run_close(struct run *r)
 	(void)session_grow(r->s, r->o, (long long)xfer_planned_bytes(r->x));
 	run_set_conns(r);
 	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
-		.reconnect = run_reconnect, .ctx = r, .max = session_pending_count(r->s) };
+		.reconnect = run_reconnect, .tick = run_tick, .tick_s = session_tick_s(r->s),
+		.ctx = r, .max = session_pending_count(r->s) };
 
 	xfer_set_joiner(r->x, &j);
 	if (xfer_run(r->x) != 0) {

@@ -6,6 +6,7 @@
  * xfer_queue.c, xfer_pipe.c, xfer_worker.c and xfer_finish.c. */
 #include "config.h"
 #include "engine/xfer_impl.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -65,6 +66,17 @@ xfer_planned_bytes(const struct xfer *x)
 
 	for (size_t i = 0; i < x->nfiles; i++)
 		sum += xfer_file_size(x->files[i]);
+	return sum;
+}
+
+/* Bytes moved so far, every file's (their counters are atomic). */
+static uint64_t
+xfer_moved_bytes(const struct xfer *x)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < x->nfiles; i++)
+		sum += atomic_load_explicit(&x->files[i]->done, memory_order_relaxed);
 	return sum;
 }
 
@@ -169,8 +181,23 @@ xfer_run(struct xfer *x)
 	}
 	/* Wait for the work to be done.  When no worker is left and none can
 	 * join, one fresh connection gets a try; after that the copy is lost. */
+	double tick_due = clock_now() + jr.tick_s;
+
 	pthread_mutex_lock(&x->lock);
 	while (xfer_work_left(x)) {
+		if ((x->alive > 0 || !x->joiner_done) && jr.tick != NULL && jr.tick_s > 0) {
+			struct timespec ts = clock_deadline(tick_due - clock_now());
+
+			if (clock_now() < tick_due) {
+				(void)pthread_cond_timedwait(&x->cond, &x->lock, &ts);
+				continue;
+			}
+			pthread_mutex_unlock(&x->lock);
+			jr.tick(jr.ctx, xfer_moved_bytes(x), xfer_planned_bytes(x));
+			tick_due = clock_now() + jr.tick_s;
+			pthread_mutex_lock(&x->lock);
+			continue;
+		}
 		if (x->alive > 0 || !x->joiner_done) {
 			pthread_cond_wait(&x->cond, &x->lock);
 			continue;

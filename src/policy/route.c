@@ -32,8 +32,10 @@
  * Unknown size (a download before its listing): a live master or ssh lists
  * first (no extra handshake) and the route is decided again with the size
  * known (grow), and with the round trip the listing measured: near, new
- * connections pay only for big copies; far, they join a copy that already
- * runs on the listing connection and pay from 8 MiB.  For SSM it counts
+ * connections pay only for big copies (never beside a near master: the
+ * copy is CPU-bound and the master's connection costs no new handshake,
+ * sshd or encryption stream); far, they join a copy that already runs on
+ * the listing connection and pay from 8 MiB.  For SSM it counts
  * as ROUTE_SSM_UNKNOWN_BYTES, but only ROUTE_SSM_BEFORE_SIZE sessions start
  * (the one that lists and one more) until the listing tells the size; the
  * waves start then, as many as the size pays for.
@@ -279,6 +281,19 @@ near_rtt(const struct route_input *in)
 	return in->rtt_ms > 0 && in->rtt_ms < ROUTE_NEAR_MS;
 }
 
+/* Beside a master: the round trip its SFTP measured is short enough that
+ * the master's one window (scp's, ROUTE_SCP_INFLIGHT) covers it at the
+ * rate one connection may aim at: the window is not what limits the copy,
+ * CPU is, and fresh connections would only add CPU.  Not only under
+ * ROUTE_NEAR_MS: on a slow or busy machine the measure through the ssh
+ * processes comes out longer than the path is. */
+static bool
+master_not_window_bound(const struct route_input *in)
+{
+	return in->rtt_ms > 0 &&
+	    in->rtt_ms / 1000.0 * ROUTE_INFLIGHT_RATE <= (double)ROUTE_SCP_INFLIGHT;
+}
+
 /* The size from which new connections pay, given what the listing
  * measured: far away they join a copy already running on the listing
  * connection, so they cost nothing and pay from ROUTE_FRESH_MIN_BYTES;
@@ -519,8 +534,7 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->grow = true;
 			return;
 		}
-		if (!forced && in->bytes >= 0 &&
-		    in->bytes < (near_rtt(in) ? ROUTE_NEAR_MASTER_BYTES : ROUTE_FRESH_MIN_BYTES)) {
+		if (!forced && in->bytes >= 0 && in->bytes < ROUTE_FRESH_MIN_BYTES) {
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; small copy (%s) "
 			    "stays on the live master", cfg->controlpath, size);
@@ -528,12 +542,27 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->connections = 1;
 			return;
 		}
+		if (!forced && master_not_window_bound(in) && in->connections_wanted == 0) {
+			/* Near, the copy is bound by CPU, and a fresh
+			 * connection costs what the master's costs no more: a
+			 * new sshd, a key exchange and a second encryption
+			 * stream.  On a slower machine that loses to scp; what
+			 * it would gain cannot be known before paying for it,
+			 * so the copy stays on the master, exactly scp's cost. */
+			snprintf(out->reason, sizeof(out->reason),
+			    "ControlMaster socket %s is live; the server answers in %.2f ms, "
+			    "within what the master's window covers: the copy (%s) stays on the "
+			    "live master (a fresh connection costs a new sshd, a key exchange and "
+			    "a second encryption stream)", cfg->controlpath, in->rtt_ms, size);
+			out->kind = ROUTE_STANDARD;
+			out->connections = 1;
+			return;
+		}
 		if (!forced && in->rtt_ms == 0 && !in->one_stream && in->connections_wanted == 0) {
 			/* The master carries data at once; whether fresh
-			 * connections pay depends on the round trip (near, only
-			 * from ROUTE_NEAR_MASTER_BYTES: 16 MiB uploaded through
-			 * a handshake was 0.54x scp's, 64 MiB 0.69x), which the
-			 * master's SFTP measures as it opens. */
+			 * connections pay depends on the round trip (near,
+			 * never: see below), which the master's SFTP measures
+			 * as it opens. */
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; %s to move: the copy starts on "
 			    "the master until the round trip is known", cfg->controlpath, size);

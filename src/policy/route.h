@@ -30,11 +30,8 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 /* Tunables, with the reasoning in route.c. */
 #define ROUTE_FRESH_MIN_BYTES	(8LL << 20)	/* below: stay on a live master */
 #define ROUTE_FRESH_CONNS	4
-#define ROUTE_BIG_BYTES		(64LL << 20)	/* plain host: fresh from here on;
-						   near, also beside a master */
+#define ROUTE_BIG_BYTES		(64LL << 20)	/* plain host: fresh from here on */
 #define ROUTE_PROXIED_MIN_BYTES	(8LL << 20)	/* through a bastion: from here on */
-#define ROUTE_NEAR_MASTER_BYTES	(256LL << 20)	/* beside a near master: fresh from
-						   here on (CPU-bound both ways) */
 #define ROUTE_SSM_RATE		853333LL	/* B/s, one SSM session, one direction */
 #define ROUTE_SSM_START_CPU_MS	600		/* CPU one `aws ssm start-session` burns
 						   before it reaches AWS (CLI v1,

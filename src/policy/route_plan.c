@@ -17,7 +17,8 @@
  * Growth.  The listing measured the round trip: far, new connections join
  * the copy already running on the listing one; near, the copy is bound by
  * CPU, so a near server gets what route_near_connections gives and the
- * listing connection (an ssh process, slower than libssh) rests. */
+ * listing connection (an ssh process, slower than libssh) rests.  Beside
+ * a near master nothing is added: the copy stays on it (route_decide). */
 #include "config.h"
 #include "policy/route_plan.h"
 
@@ -40,6 +41,24 @@
  * probing pool's other connections start at once instead of after the
  * first's login. */
 #define ROUTE_PLAN_FAR_BANNER_MS	10.0
+
+/* The climb.  An addition must raise the goodput by this share, over an
+ * interval of the same length, or the climb stops: less is within what a
+ * busy machine's intervals differ by, and each connection costs the
+ * server an sshd and both ends a stream of crypto. */
+#define ROUTE_CLIMB_GAIN	0.10
+/* A new connection takes its share of the crypto on both ends: the
+ * machine must have at least half a core idle for it. */
+#define ROUTE_CLIMB_IDLE_CORES	0.5
+/* At most this many in all (a file is cut into pieces per connection,
+ * and sshd drops unauthenticated connections beyond MaxStartups, 10 by
+ * default: one addition stays under it). */
+#define ROUTE_CLIMB_MAX_CONNS	16
+#define ROUTE_CLIMB_STEP_MAX	8
+/* An interval spans this many round trips at least, and never less than
+ * ROUTE_CLIMB_MIN_S (the goodput of a shorter one is mostly noise). */
+#define ROUTE_CLIMB_RTTS	10
+#define ROUTE_CLIMB_MIN_S	0.25
 
 /* Connections wanted for this session: the caller's cap, else the user's. */
 static int
@@ -83,10 +102,13 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * start after ROUTE_PLAN_SPEC_DELAY_S: the first one's banner
 		 * tells a far server, and the others start at once.  A near
 		 * copy thus pays for no handshake it does not use (one cut
-		 * after its login made a 64 MiB copy 9% slower). */
+		 * after its login made a 64 MiB copy 9% slower), and on a
+		 * slow machine, whose master answers late, the first stops
+		 * at a near server's banner: beside a near master the copy
+		 * stays on it (route_decide). */
 		s->n = ROUTE_FRESH_CONNS - 1;
 		s->per = ROUTE_MAX_CHANNELS;
-		s->probe = s->spec = s->staged = true;
+		s->probe = s->spec = s->staged = s->far_only = true;
 		s->delay_s = ROUTE_PLAN_SPEC_DELAY_S;
 		p->spec_why = "fresh connections start if the master's SFTP is slow to open";
 	}
@@ -113,6 +135,9 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		b->wave = d->wave;
 		b->wave_s = d->wave_s;
 		b->limit = d->before_size;
+		/* A direct route the user did not size may climb. */
+		if (b->probe && d->kind != ROUTE_SSM_PARALLEL && b->n < ROUTE_CLIMB_MAX_CONNS)
+			b->room = ROUTE_CLIMB_MAX_CONNS - b->n;
 		p->compress_sample = d->kind == ROUTE_SSM_PARALLEL && !f->compress;
 		/* Beside a direct address's lookup, one session: a second
 		 * CLI would slow the lookup down. */
@@ -194,6 +219,89 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 	/* Far, the listing connection starts on the data meanwhile (at 50
 	 * ms a libssh connection takes half a second). */
 	b->staged = !near_only;
+	/* Far and direct, with the count not the user's: the copy may climb
+	 * (the listing connection counts). */
+	if (b->staged && d.kind == ROUTE_FRESH && f->connections == 0 && !b->via_proxy &&
+	    want + 1 < ROUTE_CLIMB_MAX_CONNS)
+		b->room = ROUTE_CLIMB_MAX_CONNS - want - 1;
+}
+
+double
+route_plan_climb_interval_s(double rtt_ms)
+{
+	double s = rtt_ms > 0 ? rtt_ms / 1000.0 * ROUTE_CLIMB_RTTS : 0;
+
+	return s > ROUTE_CLIMB_MIN_S ? s : ROUTE_CLIMB_MIN_S;
+}
+
+int
+route_plan_climb(const struct route_facts *f, struct route_climb *c,
+    const struct route_climb_measure *m, char *reason, size_t len)
+{
+	double mbs = m->goodput_Bps / 1e6, gain = 0;
+	bool after = c->before_Bps > 0;
+	int add;
+
+	if (c->done) {
+		snprintf(reason, len, "climb: over");
+		return 0;
+	}
+	c->done = true;
+	if (after)
+		gain = m->goodput_Bps / c->before_Bps - 1;
+	if (f->connections > 0) {
+		snprintf(reason, len, "climb: FSCP_CONNECTIONS=%d is fixed: %d connections",
+		    f->connections, c->conns);
+		return 0;
+	}
+	if (m->left_s == 0 || !(m->goodput_Bps > 0)) {
+		snprintf(reason, len, "climb: %s with %d connections: it stops there",
+		    m->left_s == 0 ? "all the data is moved" : "no data moved over the interval",
+		    c->conns);
+		return 0;
+	}
+	if (after && gain < ROUTE_CLIMB_GAIN) {
+		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%) with %d "
+		    "connections, under +%.0f%%: it stops there", c->before_Bps / 1e6, mbs,
+		    gain * 100, c->conns, ROUTE_CLIMB_GAIN * 100);
+		return 0;
+	}
+	if (!(m->idle_cores >= ROUTE_CLIMB_IDLE_CORES)) {
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections, %.2f cores "
+		    "idle: CPU-bound, it stops there", mbs, c->conns, m->idle_cores);
+		return 0;
+	}
+	if (m->room <= 0 || c->conns >= ROUTE_CLIMB_MAX_CONNS) {
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections: no room for "
+		    "more", mbs, c->conns);
+		return 0;
+	}
+	if (m->join_s >= 0 && m->left_s >= 0 && m->left_s < 2 * m->join_s) {
+		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections: the copy "
+		    "ends in %.2f s, new ones take %.2f s to join: it stops there", mbs,
+		    c->conns, m->left_s, m->join_s);
+		return 0;
+	}
+	/* Each step doubles, as a window does in slow start, so that a far
+	 * copy reaches its best count in a few intervals. */
+	add = c->conns < 1 ? 1 : c->conns;
+	if (add > ROUTE_CLIMB_STEP_MAX)
+		add = ROUTE_CLIMB_STEP_MAX;
+	if (add > m->room)
+		add = m->room;
+	if (c->conns + add > ROUTE_CLIMB_MAX_CONNS)
+		add = ROUTE_CLIMB_MAX_CONNS - c->conns;
+	if (after)
+		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%), %.2f cores idle: "
+		    "%d connections, %d more", c->before_Bps / 1e6, mbs, gain * 100,
+		    m->idle_cores, c->conns, add);
+	else
+		snprintf(reason, len, "climb: goodput %.1f MB/s, %.2f cores idle: %d connections, "
+		    "%d more", mbs, m->idle_cores, c->conns, add);
+	c->done = false;
+	c->before_Bps = m->goodput_Bps;
+	c->conns += add;
+	return add;
 }
 
 int

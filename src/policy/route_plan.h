@@ -58,10 +58,14 @@ struct route_pool_plan {
 	bool staged;		/* the copy starts on the first one up, the
 				   others join as they come */
 	bool spec;		/* speculative: nobody waits for it yet */
+	bool far_only;		/* ... and pays only for a far server: the
+				   first stops at a near banner */
 	double delay_s;		/* > 0: the first starts this late */
 	int wave;		/* > 0: this many start at a time ... */
 	double wave_s;		/* ... one wave every wave_s seconds */
 	int limit;		/* > 0: no more start until the size is known */
+	int room;		/* > 0: this many more may start later, as the
+				   climb says (route_plan_climb) */
 };
 
 /* The session's opening. */
@@ -120,6 +124,30 @@ bool route_plan_exec(const struct route_facts *f, const struct route_decision *d
  * pool of n should have in all, or 0: wait for the login.  A far banner
  * starts all at once; a near server is worth fewer (CPU-bound). */
 int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
+
+/* The climb: a direct route's connections grow during the copy while
+ * each addition raises the measured goodput and the machine has CPU to
+ * spare, as TCP grows its window.  session/ keeps the state between
+ * intervals, measures and carries the additions out. */
+struct route_climb {
+	int conns;		/* connections the copy has or is opening */
+	double before_Bps;	/* goodput before the last addition; < 0: none */
+	bool done;		/* no more additions */
+};
+struct route_climb_measure {
+	double goodput_Bps;	/* over the last interval, every connection's */
+	double idle_cores;	/* CPU idle over that interval; < 0: not known */
+	double left_s;		/* the copy's time left at that goodput; < 0: not known */
+	double join_s;		/* how long the last ones took to join; < 0: not known */
+	int room;		/* connections that may still be added */
+};
+/* The next addition: connections to start now (0: none; c->done says
+ * whether the climb is over), with -v's line in reason. */
+int route_plan_climb(const struct route_facts *f, struct route_climb *c,
+    const struct route_climb_measure *m, char *reason, size_t len);
+/* How long one interval of the climb lasts for a round trip of rtt_ms
+ * (< 0: not known): long enough for the windows to settle. */
+double route_plan_climb_interval_s(double rtt_ms);
 
 /* A connection opened again after every one died: one, one channel. */
 void route_plan_reconnect(struct route_pool_plan *p);

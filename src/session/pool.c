@@ -41,66 +41,7 @@
 #include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "sftp/sftp.h"
-
-struct pool_job {
-	const struct fscp_opts *o;
-	const struct sshcfg *cfg;
-	const char *proxy;		/* expanded ProxyCommand or NULL */
-	const char *direct;		/* ssm-direct address or NULL */
-	bool compress;
-	struct pool *pool;
-	int chan;			/* 0: the connection's own job; 1..: another
-					   SFTP channel on that connection */
-	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
-	/* results */
-	enum sshconn_err rc;
-	char err[512];
-	struct sshconn *ssh;		/* one reference per job */
-	struct sftp_conn *sftp;
-	pid_t pid;		/* the ProxyCommand; written under pool->lock */
-	double ready_s;		/* seconds from the pool's start */
-	bool done, taken;	/* under pool->lock */
-	bool unused;		/* a channel slot the connection did not open */
-	int abort_fd;		/* a dup of its socket while it connects, under
-				   pool->lock; -1 when none */
-};
-
-/* Connections being opened side by side, each with up to per SFTP
- * channels: jobs[c * per + k] is connection c's channel k.  The copy may
- * start on the first ones while the rest are still coming up (pool_next). */
-struct pool {
-	struct pool_job *jobs;
-	pthread_t *tids;	/* one per job that has a thread ... */
-	bool *has_tid;		/* ... which these say, under lock: POSIX
-				   gives pthread_t no "none" value */
-	int n;			/* jobs: connections * per */
-	int per;
-	int ok;			/* connections up so far */
-	int chans;		/* channels up so far */
-	bool probe;		/* the first connection says how many more start */
-	bool spec;		/* opened before the listing, in case it pays */
-	bool never_add;		/* began speculative: new host keys are ssh's to add */
-	double delay_s;		/* the first connection waits this long after t0 */
-	double first_ms;	/* the first connection's banner came after this
-				   (-1: none within a second); 0: not yet */
-	int wave;		/* > 0: connections started together, ... */
-	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
-	pthread_t pacer;	/* starts the later waves, ... */
-	bool has_pacer;		/* ... when there is one */
-	bool expanded;		/* ... it has */
-	int started;		/* connections whose thread was started */
-	int limit;		/* no more than this many are started */
-	bool sized;		/* the limit is final (else the pacer waits for
-				   the listing to set it: pool_trim) */
-	double t0, last;	/* start, and when the latest came up */
-	bool stop;		/* no more wanted: abort what is still connecting */
-	bool joined;		/* its owner is joining the threads */
-	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
-	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
-	const struct pool_dialer *dial;	/* how a connection is made */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-};
+#include "session/pool_impl.h"
 
 /* Under j->pool->lock: the job is over, one way or the other. */
 static void
@@ -221,11 +162,14 @@ pool_start_upto(struct pool *b, int upto)
 static void
 pool_give_up(struct pool *b)
 {
-	for (int i = b->started * b->per; i < b->n; i++) {
+	int upto = b->n / b->per - b->held;
+
+	for (int i = b->started * b->per; i < upto * b->per; i++) {
 		b->jobs[i].rc = SSHCONN_ERR_CONNECT;
 		b->jobs[i].unused = b->jobs[i].taken = b->jobs[i].done = true;
 	}
-	b->started = b->n / b->per;
+	if (b->started < upto)
+		b->started = upto;
 	pthread_cond_broadcast(&b->cond);
 }
 
@@ -321,7 +265,7 @@ pool_first_byte(void *arg, double ms)
 {
 	struct pool_job *j = arg;
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(false, ms, -1, b->n / b->per, proc_cores());
+	int conns = route_plan_probe(false, ms, -1, b->planned, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
@@ -330,6 +274,15 @@ pool_first_byte(void *arg, double ms)
 		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
 		    "at once", ms, conns);
 		pool_expand(b, conns);
+	} else if (b->far_only && b->spec && !b->expanded && conns == 0 && ms >= 0) {
+		/* Near: the plan wants none; the handshake stops here, before
+		 * its key exchange costs the server and this machine CPU. */
+		log_debug(1, "the server's first bytes came after %.1f ms: near, the speculative "
+		    "connection stops", ms);
+		b->stop = true;
+		if (j->abort_fd >= 0)
+			shutdown(j->abort_fd, SHUT_RDWR);
+		pthread_cond_broadcast(&b->cond);
 	}
 	pthread_mutex_unlock(&b->lock);
 }
@@ -340,11 +293,11 @@ static void
 pool_probe_done(struct pool_job *j, double rtt)
 {
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(true, -1, rtt, b->n / b->per, proc_cores());
+	int conns = route_plan_probe(true, -1, rtt, b->planned, proc_cores());
 
 	pthread_mutex_lock(&b->lock);
 	if (b->probe && !b->expanded) {
-		if (conns < b->n / b->per)
+		if (conns < b->planned)
 			log_verbose("server answers in %.2f ms and this machine has %d cores: "
 			    "%d fresh connection%s", rtt, proc_cores(), conns,
 			    conns == 1 ? "" : "s");
@@ -537,9 +490,10 @@ pool_end(struct pool *b, bool report)
 	}
 	if (report && b->ok > 0 && b->chans > b->ok)
 		log_verbose("%d of %d connections ready in %.2f s, with %d SFTP channels",
-		    b->ok, b->n / b->per, b->last, b->chans);
+		    b->ok, b->planned + b->climbed, b->last, b->chans);
 	else if (report && b->ok > 0)
-		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->n / b->per, b->last);
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->planned + b->climbed,
+		    b->last);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->cond);
 	free(b->proxy);
@@ -555,8 +509,10 @@ pool_end(struct pool *b, bool report)
 static int
 pool_pick_done(struct pool *b, bool *left)
 {
+	int upto = b->climbing ? b->n : b->n - b->held * b->per;
+
 	*left = false;
-	for (int i = 0; i < b->n; i++) {
+	for (int i = 0; i < upto; i++) {
 		if (b->jobs[i].taken)
 			continue;
 		if (b->jobs[i].done) {
@@ -666,11 +622,16 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	struct pool *b = xcalloc(1, sizeof(*b));
 	int n = h->n, per = h->per < 1 ? 1 : h->per > ROUTE_MAX_CHANNELS ?
 	    ROUTE_MAX_CHANNELS : h->per;
+	int room = h->room > 0 && h->wave == 0 ? h->room : 0;
+	int all = n + room;
 
-	b->jobs = xcalloc((size_t)(n * per), sizeof(*b->jobs));
-	b->tids = xcalloc((size_t)(n * per), sizeof(*b->tids));
-	b->has_tid = xcalloc((size_t)(n * per), sizeof(*b->has_tid));
-	b->n = n * per;
+	b->jobs = xcalloc((size_t)(all * per), sizeof(*b->jobs));
+	b->tids = xcalloc((size_t)(all * per), sizeof(*b->tids));
+	b->has_tid = xcalloc((size_t)(all * per), sizeof(*b->has_tid));
+	b->n = all * per;
+	b->planned = n;
+	b->held = room;
+	b->climbing = room > 0;
 	b->per = per;
 	b->t0 = clock_now();
 	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
@@ -685,6 +646,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	/* Probing: the first connection starts the others (pool_expand). */
 	b->probe = h->probe && n > 1;
 	b->spec = b->never_add = h->spec;
+	b->far_only = h->spec && h->far_only;
 	b->delay_s = h->delay_s;
 	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
 	b->sized = b->limit == n;
@@ -732,7 +694,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 static bool
 pool_all_done(const struct pool *b)
 {
-	for (int i = 0; i < b->n; i++)
+	for (int i = 0; i < b->n - b->held * b->per; i++)
 		if (!b->jobs[i].done)
 			return false;
 	return true;
@@ -780,6 +742,56 @@ pool_trim(struct pool *b, int n)
 	}
 	pthread_mutex_unlock(&b->lock);
 	return limit;
+}
+
+int
+pool_climb(struct pool *b, int k)
+{
+	if (b == NULL || k <= 0)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	if (b->stop || !b->climbing || (b->probe && !b->expanded))
+		k = 0;
+	if (k > b->held)
+		k = b->held;
+	if (k > 0) {
+		b->held -= k;
+		b->climbed += k;
+		b->limit = b->started + k;
+		pool_start_upto(b, b->started + k);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return k;
+}
+
+void
+pool_climb_end(struct pool *b)
+{
+	if (b == NULL)
+		return;
+	pthread_mutex_lock(&b->lock);
+	if (b->climbing) {
+		b->climbing = false;
+		b->held = 0;
+		pool_give_up(b);
+	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+int
+pool_coming(struct pool *b)
+{
+	int n = 0;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	for (int i = 0; i < b->started * b->per; i++)
+		n += !b->jobs[i].done;
+	if (b->probe && !b->expanded)
+		n++;	/* the others wait for the first */
+	pthread_mutex_unlock(&b->lock);
+	return n;
 }
 
 int

@@ -44,12 +44,16 @@ struct pool_how {
 	int per;		/* SFTP channels each, at most */
 	bool probe;		/* the first says how many more start */
 	bool spec;		/* speculative: nobody waits for it yet */
+	bool far_only;		/* ... wanted only for a far server: it stops
+				   at a near server's first bytes */
 	double delay_s;		/* > 0: the first connects this late, unless
 				   the pool is stopped before */
 	int wave;		/* > 0: start this many at a time ... */
 	double wave_s;		/* ... one wave every wave_s seconds */
 	int limit;		/* > 0: no more than this many start until
 				   pool_trim says how many (a size unknown) */
+	int room;		/* > 0: this many more are held for the climb
+				   (pool_climb); not with waves */
 	const struct pool_dialer *dial;	/* NULL: pool_dial_ssh */
 };
 
@@ -84,6 +88,14 @@ void pool_end(struct pool *b, bool report);
  * fewer than started, never more than the pool has): the new limit, or
  * -1 when it did not change or the pool has no waves. */
 int pool_trim(struct pool *b, int n);
+
+/* The climb (pool_how.room): k more connections start now, from the
+ * held ones; returns how many did.  pool_climb_end: no more will, and
+ * pool_next stops waiting for them.  pool_coming: channels started and
+ * not yet up or failed (0 for NULL). */
+int pool_climb(struct pool *b, int k);
+void pool_climb_end(struct pool *b);
+int pool_coming(struct pool *b);
 
 /* Channels not handed out yet (0 for NULL); all jobs; connections up. */
 int pool_count(struct pool *b);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/clock.h"
+#include "util/cpuidle.h"
 #include "util/log.h"
 #include "util/mtext.h"
 #include "util/proc.h"
@@ -29,6 +30,21 @@
 #include "session/facts.h"
 #include "session/pool.h"
 #include "session/session_int.h"
+
+/* The climb of a direct route's connections during the copy: what
+ * session_tick measured so far (the decisions are route_plan_climb's). */
+struct session_climb {
+	bool on;
+	struct route_climb st;
+	int room;			/* held connections left */
+	double interval_s;
+	double t0;			/* the interval's start; 0: none yet */
+	uint64_t b0;			/* bytes moved at t0 */
+	struct cpuidle_sample cpu0;	/* CPU at t0 */
+	double add_t;			/* when the last ones started */
+	double join_s;			/* how long they took to join; < 0: not known */
+	bool joining;			/* some started since the last interval */
+};
 
 struct session {
 	char *host, *user;
@@ -49,15 +65,17 @@ struct session {
 	struct pool *pending;		/* connections still coming up */
 	struct sshcfg *cfg;		/* ssh -G's answer (NULL: not asked or failed) */
 	struct route_facts facts;	/* what the plan is given (points to cfg) */
-	struct proc_cpu_sample cpu0;	/* /proc/stat when the session opened */
+	struct cpuidle_sample cpu0;	/* /proc/stat when the session opened */
 	char *bypass_proxy;		/* how the bypass connects, for a reconnect */
 	char *bypass_direct;
 	bool bypass_compress;
 	bool may_grow;			/* standard until the size is known */
+	struct session_climb climb;	/* the main thread's, during the copy */
 };
 
 static void session_reserve(struct session *s, int more);
 static int session_bypass_wait(struct session *s, const struct pool_how *h, bool staged);
+static double session_rtt(const struct session *s);
 
 /* The pool a plan says, made with proxy, direct and compress. */
 static struct pool_how
@@ -66,6 +84,7 @@ session_how(const struct route_pool_plan *p, const char *proxy, const char *dire
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
 		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
+		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .wave_s = p->wave_s,
 		.limit = p->limit };
 
@@ -289,6 +308,83 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 	    limit == 1 ? "" : "s");
 }
 
+/* The pool just opened may climb from conns connections (its plan left
+ * it room): the interval from the round trip measured so far. */
+static void
+session_climb_start(struct session *s, int conns, int room)
+{
+	struct session_climb *c = &s->climb;
+
+	memset(c, 0, sizeof(*c));
+	if (s->pending == NULL || room <= 0)
+		return;
+	c->on = true;
+	c->st.conns = conns;
+	c->st.before_Bps = -1;
+	c->room = room;
+	c->interval_s = route_plan_climb_interval_s(session_rtt(s));
+	c->add_t = clock_now() - pool_age(s->pending);
+	c->join_s = -1;
+	c->joining = true;
+}
+
+/* A fifth of an interval: its start and end are missed by that at most. */
+double
+session_tick_s(const struct session *s)
+{
+	return s->climb.on ? s->climb.interval_s / 5 : 0;
+}
+
+void
+session_tick(struct session *s, uint64_t moved, uint64_t total)
+{
+	struct session_climb *c = &s->climb;
+	struct route_climb_measure m;
+	struct cpuidle_sample now_cpu;
+	double now = clock_now(), dt;
+	char why[300];
+	int add;
+
+	if (!c->on)
+		return;
+	/* An interval counts only once every connection started is in. */
+	if (pool_coming(s->pending) > 0) {
+		c->t0 = 0;
+		return;
+	}
+	if (c->joining) {
+		c->join_s = now - c->add_t;
+		c->joining = false;
+	}
+	if (c->t0 == 0) {
+		c->t0 = now;
+		c->b0 = moved;
+		cpuidle_sample(&c->cpu0);
+		return;
+	}
+	if ((dt = now - c->t0) < c->interval_s)
+		return;
+	cpuidle_sample(&now_cpu);
+	m.goodput_Bps = (double)(moved - c->b0) / dt;
+	m.idle_cores = cpuidle_cores(&c->cpu0, &now_cpu);
+	m.left_s = m.goodput_Bps > 0 && total > moved ? (double)(total - moved) / m.goodput_Bps :
+	    total > moved ? -1 : 0;
+	m.join_s = c->join_s;
+	m.room = c->room;
+	add = route_plan_climb(&s->facts, &c->st, &m, why, sizeof(why));
+	log_route("%s", why);
+	if (c->st.done) {
+		pool_climb_end(s->pending);
+		c->on = false;
+		return;
+	}
+	add = pool_climb(s->pending, add);
+	c->room -= add;
+	c->add_t = now;
+	c->joining = add > 0;
+	c->t0 = 0;
+}
+
 /* ---- what the command line reads ---------------------------------- */
 
 struct sftp_conn **
@@ -312,6 +408,8 @@ session_data_conn(struct session *s)
 	for (int i = s->nconns - 1; i >= 0; i--)
 		if (s->ssh != NULL && s->ssh[i] != NULL)
 			return s->conns[i];
+	/* One connection for one stream: nothing to climb to. */
+	pool_climb_end(s->pending);
 	if ((c = session_next_conn(s)) != NULL)
 		return c;
 	return s->conns[0];
@@ -495,14 +593,14 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
     const struct pool_how *h, int beside_n)
 {
 	struct pool_how one = *h;
-	struct proc_cpu_sample a, b;
+	struct cpuidle_sample a, b;
 	struct facts_lookup *l;
 	bool beside = false;
 	double t0;
 
 	one.limit = beside_n;
 	session_pool_end(s, true);
-	proc_cpu_sample(&a);
+	cpuidle_sample(&a);
 	t0 = clock_now();
 	l = facts_lookup_start(f, o);
 	while (!facts_lookup_wait(l, beside ? 1.0 : SESSION_LOOKUP_POLL_S)) {
@@ -510,8 +608,8 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 
 		if (beside)
 			continue;
-		proc_cpu_sample(&b);
-		idle = proc_idle_cores(&a, &b);
+		cpuidle_sample(&b);
+		idle = cpuidle_cores(&a, &b);
 		if (!route_lookup_beside_now(idle, clock_now() - t0))
 			continue;
 		log_verbose("%.1f cores idle: %d SSM session%s start%s while the direct address "
@@ -563,6 +661,7 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 	}
 	if (n > 0) {
 		session_say_for_ssh(s->cfg, s->facts.master_live, s->ssh, s->nconns);
+		session_climb_start(s, p->pool.n, p->pool.room);
 		s->route = p->kind;
 		s->bypass_proxy = proxy;
 		proxy = NULL;
@@ -607,7 +706,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	facts_gather(&f, o, host, user, port, bytes, want, false);
 	s->cfg = f.cfg;
 	facts_route(&f, o, want, &s->facts);
-	proc_cpu_sample(&s->cpu0);
+	cpuidle_sample(&s->cpu0);
 	/* Planned again when a direct address turned up beside the start. */
 	do
 		route_plan_open(&s->facts, &f.d, &m, &p);
@@ -649,12 +748,12 @@ session_open_one(const struct fscp_opts *o, const char *host, const char *user, 
 static void
 session_measure(const struct session *s, struct route_measure *m)
 {
-	struct proc_cpu_sample now;
+	struct cpuidle_sample now;
 
 	m->rtt_ms = session_rtt(s);
 	m->listed_bypass = s->ssh != NULL && s->ssh[0] != NULL;
-	proc_cpu_sample(&now);
-	m->idle_cores = proc_idle_cores(&s->cpu0, &now);
+	cpuidle_sample(&now);
+	m->idle_cores = cpuidle_cores(&s->cpu0, &now);
 }
 
 bool
@@ -690,10 +789,16 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (adopted > 0)
 		log_verbose("the connection opened while listing joins the copy");
 	want -= adopted;
+	h = session_how(&g.pool, proxy, NULL, s->facts.compress);
+	h.n = want;
 	if (want > 0) {
-		h = session_how(&g.pool, proxy, NULL, s->facts.compress);
-		h.n = want;
 		(void)session_open_bypass(s, o, &h, g.pool.staged);
+		session_climb_start(s, g.pool.n + 1, g.pool.room);
+	} else if (g.pool.room > 0 && s->pending == NULL) {
+		/* Every planned one is up: a pool of room only, to climb in. */
+		s->pending = pool_start(o, s->cfg, &h);
+		session_reserve(s, pool_size(s->pending));
+		session_climb_start(s, g.pool.n + 1, g.pool.room);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_route("route standard: no fresh connection came up; the listing one "
@@ -720,6 +825,7 @@ session_reconnect(struct session *s, const struct fscp_opts *o)
 
 	if (s->route == ROUTE_STANDARD || s->cfg == NULL)
 		return NULL;
+	s->climb.on = false;	/* the pool it climbed in is ended */
 	route_plan_reconnect(&p);
 	h = session_how(&p, s->bypass_proxy, s->bypass_direct, s->bypass_compress);
 	if (session_open_bypass(s, o, &h, false) <= 0 || s->nconns == had)

@@ -14,6 +14,7 @@
 #define FSCP_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "policy/options.h"
 #include "policy/route.h"
@@ -59,6 +60,12 @@ bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
  * left alone. */
 int session_pending_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
+/* While the copy runs, now and then (the main thread): moved of total
+ * bytes are done.  A route whose plan left room climbs (route_plan_climb):
+ * more connections start while each addition raised the goodput. */
+void session_tick(struct session *s, uint64_t moved, uint64_t total);
+/* How often session_tick wants to be called; 0: never (no climb). */
+double session_tick_s(const struct session *s);
 void session_stop_pending(struct session *s);
 /* Stop them and wait for their threads (what nobody took is closed): done
  * before anything that may end the process with the session open. */

@@ -104,15 +104,5 @@ void proc_output_free(struct proc_output *o);
  * affinity and its cgroup's CPU quota (rounded up).  What the route sizes
  * CPU-bound work by. */
 int proc_cores(void);
-/* Jiffies the CPUs this process may run on spent idle, and in all, so
- * far (/proc/stat); ok false when not known. */
-struct proc_cpu_sample {
-	unsigned long long idle, total;
-	int cpus;
-	bool ok;
-};
-void proc_cpu_sample(struct proc_cpu_sample *s);
-/* Cores idle on average between two samples; -1 when not known. */
-double proc_idle_cores(const struct proc_cpu_sample *a, const struct proc_cpu_sample *b);
 
 #endif

@@ -50,9 +50,9 @@ fresh_case() {	# name, then fscp_compare options and args
 	ready=$(route_ready)
 	check "$name" "fscp reports its connections ready ('${ready:-none}')" test -n "$ready"
 }
-# Left to itself, a copy through this near master stays on it (fresh
-# connections pay beside a near master only from 256 MiB, route.h
-# ROUTE_NEAR_MASTER_BYTES): the fresh route is asked for with
+# Left to itself, a copy through this near master stays on it (a fresh
+# connection's sshd, key exchange and second encryption stream do not pay
+# for themselves beside a near master): the fresh route is asked for with
 # FSCP_CONNECTIONS (an upload) or FSCP_ROUTE=bypass (a download).
 # The round trip the master measured decides: near (under 2 ms) the copy
 # stays on the master with no new login; a slower measure (a sanitizer
@@ -63,7 +63,7 @@ fresh_case() {	# name, then fscp_compare options and args
 near_master_check() {
 	local most=0
 	grep -q "no route yet after .* ms: the bypass connections start" "$ROUTE_ERR_fscp" && most=1
-	if grep -q "route stays standard: .*small copy (9.0 MiB) stays on the live master" \
+	if grep -q "route stays standard: .*(9.0 MiB) stays on the live master" \
 		"$ROUTE_ERR_fscp"; then
 		check "$name" "stayed on the master: at most $most new login for fscp ($ROUTE_LOGINS_fscp)" \
 			test "$ROUTE_LOGINS_fscp" -le "$most"

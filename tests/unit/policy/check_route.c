@@ -227,7 +227,16 @@ START_TEST(decide_after_listing)
 		{ &cfg_cm_auto, YES, 64 * MiB - 1, 1.5, ROUTE_STANDARD },
 		{ &cfg_cm_auto, YES, 64 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_cm_auto, YES, 256 * MiB - 1, 0.1, ROUTE_STANDARD },
-		{ &cfg_cm_auto, YES, 256 * MiB, 0.1, ROUTE_FRESH },
+		/* a near master: the copy stays on it, however big (a fresh
+		 * connection's sshd, key exchange and second encryption
+		 * stream made a slower machine 0.87-0.91x scp) */
+		{ &cfg_cm_auto, YES, 256 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 4096 * MiB, 1.9, ROUTE_STANDARD },
+		/* a slow or busy machine measures more through the ssh
+		 * processes: still within what the master's window covers */
+		{ &cfg_cm_auto, YES, 256 * MiB, 5.0, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 256 * MiB, 8.0, ROUTE_STANDARD },
+		{ &cfg_cm_auto, YES, 256 * MiB, 10.0, ROUTE_FRESH },
 		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
 		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },

@@ -151,6 +151,8 @@ START_TEST(plan_open_table)
 		ck_assert_int_eq(p.spec.via_proxy, r->spec_proxy);
 		ck_assert_int_eq(p.spec.probe, r->spec_probe);
 		ck_assert_int_eq(p.spec.delay_s > 0, r->spec_delayed);
+		/* The one beside a master pays only far away: it stops at a near banner. */
+		ck_assert_int_eq(p.spec.far_only, r->spec_delayed);
 		ck_assert_ptr_nonnull(p.spec_why);
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
@@ -200,8 +202,14 @@ static const struct grow_row {
 	  YES, NO, "(after listing)" },
 	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
 	  "route stays standard: ProxyJump host" },
-	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, YES,
-	  ROUTE_FRESH, 1, NO, NO, YES, "1 fresh connection" },
+	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, NO, 0, 0,
+	  NO, NO, NO, "answers in 0.10 ms, within what the master's window covers: the copy (256.0 MiB) stays" },
+	{ "master near, slow machine, 8 cores", { CFG_CM_AUTO, YES, .cores = 8 }, GiB, 0.8,
+	  NO, NO, 0, 0, NO, NO, NO, "a new sshd, a key exchange and a second encryption" },
+	{ "master near, slow machine under a quota", { CFG_CM_AUTO, YES, .cores = 1 }, GiB,
+	  4.5, NO, NO, 0, 0, NO, NO, NO, "within what the master's window covers" },
+	{ "master near, 4 asked", { CFG_CM_AUTO, YES, .connections = 4, .cores = 2 },
+	  256 * MiB, 0.1, NO, YES, ROUTE_FRESH, 3, NO, YES, NO, "4 connections (after" },
 	{ "master near small", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 0.1, NO, NO, 0, 0,
 	  NO, NO, NO, "route stays standard: ControlMaster socket" },
 	{ "master far", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 50, NO, YES, ROUTE_FRESH,
@@ -346,6 +354,102 @@ START_TEST(plan_probe)
 }
 END_TEST
 
+/* The climb: connections are added while each addition raised the
+ * goodput by 10% and half a core is idle; never when the user fixed the
+ * count.  Each row is one decision after the state before it. */
+static const struct climb_row {
+	const char *name;
+	int connections;		/* FSCP_CONNECTIONS */
+	int conns;			/* the climb so far */
+	double before_MBps;		/* < 0: no addition yet */
+	double goodput_MBps, idle, left_s, join_s;
+	int room;
+	int add;			/* expected */
+	bool done;
+	const char *reason_has;
+} climb_rows[] = {
+	{ "window-bound far host: first step", 0, 4, -1, 120, 1.2, 2.0, 0.5, 12, 4, NO,
+	  "goodput 120.0 MB/s, 1.20 cores idle: 4 connections, 4 more" },
+	{ "window-bound far host: goodput rose", 0, 8, 120, 180, 0.9, 1.0, 0.4, 8, 8, NO,
+	  "120.0 -> 180.0 MB/s (+50%), 0.90 cores idle: 8 connections, 8 more" },
+	{ "window-bound far host: no gain left", 0, 16, 180, 190, 0.8, 1.0, 0.4, 0, 0, YES,
+	  "(+6%) with 16 connections, under +10%: it stops there" },
+	{ "CPU-bound far host (no idle CPU)", 0, 4, -1, 90, 0.1, 2.0, 0.5, 12, 0, YES,
+	  "0.10 cores idle: CPU-bound" },
+	{ "CPU-bound far host after a step", 0, 8, 100, 95, 1.0, 2.0, 0.5, 8, 0, YES,
+	  "100.0 -> 95.0 MB/s (-5%)" },
+	{ "idle CPU not known", 0, 4, -1, 90, -1, 2.0, 0.5, 12, 0, YES, "CPU-bound" },
+	{ "near host, CPU busy", 0, 1, -1, 400, 0.2, 0.5, 0.05, 15, 0, YES, "CPU-bound" },
+	{ "near host, 8 idle cores", 0, 1, -1, 400, 6, 0.5, 0.05, 15, 1, NO,
+	  "1 connections, 1 more" },
+	{ "fixed by the user", 8, 8, -1, 100, 1.5, 2.0, 0.5, 8, 0, YES,
+	  "FSCP_CONNECTIONS=8 is fixed" },
+	{ "the copy ends first", 0, 4, -1, 120, 1.5, 0.6, 0.5, 12, 0, YES,
+	  "the copy ends in 0.60 s, new ones take 0.50 s" },
+	{ "room for fewer than double", 0, 12, 100, 150, 1.5, 2.0, 0.5, 4, 4, NO, "4 more" },
+	{ "no room", 0, 16, 100, 150, 1.5, 2.0, 0.5, 0, 0, YES, "no room for more" },
+	{ "all moved, files closing", 0, 4, -1, 0, 1.5, 0, 0.5, 12, 0, YES,
+	  "climb: all the data is moved with 4 connections" },
+	{ "a stalled interval", 0, 4, -1, 0, 1.5, 2.0, 0.5, 12, 0, YES,
+	  "no data moved over the interval" },
+};
+
+START_TEST(plan_climb_table)
+{
+	const struct climb_row *r = &climb_rows[_i];
+	struct route_facts f = { .connections = r->connections, .cores = 2 };
+	struct route_climb c = { .conns = r->conns, .before_Bps = r->before_MBps * 1e6 };
+	struct route_climb_measure m = { .goodput_Bps = r->goodput_MBps * 1e6,
+		.idle_cores = r->idle, .left_s = r->left_s, .join_s = r->join_s, .room = r->room };
+	char why[256];
+	int add = route_plan_climb(&f, &c, &m, why, sizeof(why));
+
+	ck_assert_msg(add == r->add && c.done == r->done, "%s: add %d done %d (%s)", r->name,
+	    add, c.done, why);
+	ck_assert_msg(strstr(why, r->reason_has) != NULL, "%s: reason \"%s\" lacks \"%s\"",
+	    r->name, why, r->reason_has);
+	ck_assert_int_eq(c.conns, r->conns + add);
+	/* Over is over. */
+	if (c.done)
+		ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 0);
+}
+END_TEST
+
+/* Who may climb: a direct route fscp sized far away, not a near one, not
+ * through a proxy, not a count the user gave. */
+START_TEST(plan_climb_room)
+{
+	struct sshcfg cfg;
+	struct route_input in;
+	struct route_facts f;
+	struct route_measure m = { .bytes = 256 * MiB, .rtt_ms = 50 };
+	struct route_growth g;
+	static const struct fact_row plain = { CFG_PLAIN, .cores = 2 };
+	static const struct fact_row fixed = { CFG_PLAIN, .connections = 4, .cores = 2 };
+	static const struct fact_row nc = { CFG_NC, .cores = 2 };
+
+	plan_facts(&plain, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.pool.n + 1 + g.pool.room, 16);
+	m.rtt_ms = 0.1;
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.pool.room, 0);	/* near: CPU-bound, not staged */
+	sshcfg_free(&cfg);
+	m.rtt_ms = 50;
+	plan_facts(&fixed, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.pool.room, 0);
+	sshcfg_free(&cfg);
+	plan_facts(&nc, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.pool.room, 0);	/* through a proxy: one more proxy each */
+	sshcfg_free(&cfg);
+	ck_assert_double_eq_tol(route_plan_climb_interval_s(50), 0.5, 1e-9);
+	ck_assert_double_eq_tol(route_plan_climb_interval_s(0.1), 0.25, 1e-9);
+	ck_assert_double_eq_tol(route_plan_climb_interval_s(-1), 0.25, 1e-9);
+}
+END_TEST
+
 TCase *route_plan_tcase(void);
 
 TCase *
@@ -361,5 +465,8 @@ route_plan_tcase(void)
 	tcase_add_test(tc, plan_exec);
 	tcase_add_test(tc, plan_reconnect);
 	tcase_add_test(tc, plan_probe);
+	tcase_add_loop_test(tc, plan_climb_table, 0,
+	    (int)(sizeof(climb_rows) / sizeof(climb_rows[0])));
+	tcase_add_test(tc, plan_climb_room);
 	return tc;
 }

@@ -336,6 +336,53 @@ START_TEST(late_banner_starts_once)
 }
 END_TEST
 
+/* The climb: held connections wait, neither started nor given up, while
+ * the copy may still climb; pool_climb starts them, pool_climb_end lets
+ * pool_next say there are no more. */
+START_TEST(climb_room)
+{
+	struct pool_how h = { .n = 2, .per = 1, .room = 3, .dial = &fake_dial };
+	struct pool_conn out[5];
+	struct pool *b;
+
+	fake_reset((struct fake_how){ .rtt_ms = 50 });
+	b = pool_start(&opts, &cfg, &h);
+	ck_assert_int_eq(pool_size(b), 5);
+	ck_assert(!pool_wait(b, false));	/* the held ones are not waited for */
+	ck_assert_int_eq(pool_up(b), 2);
+	ck_assert_int_eq(pool_take_done(b, out), 2);
+	ck_assert_int_eq(pool_coming(b), 0);
+	ck_assert_int_eq(pool_count(b), 3);	/* the copy may still get them */
+	ck_assert_int_eq(pool_climb(b, 2), 2);
+	pool_wait_all(b);
+	ck_assert_int_eq(pool_up(b), 4);
+	ck_assert_int_eq(pool_climb(b, 5), 1);	/* only what is held */
+	pool_climb_end(b);
+	ck_assert_int_eq(pool_climb(b, 1), 0);
+	for (int i = 0; i < 2; i++)
+		fake_undo(out[i].sftp, out[i].ssh, out[i].pid);
+	/* The two (or three) started by the climb, then no more. */
+	ck_assert_int_ge(drain_and_end(b), 2);
+	ck_assert_int_le(fake_jobs_once(), 5);
+}
+END_TEST
+
+/* A climb that ends before it started anything: the copy's pool_next
+ * returns once the planned ones are taken. */
+START_TEST(climb_ends_unused)
+{
+	struct pool_how h = { .n = 1, .per = 1, .room = 4, .dial = &fake_dial };
+	struct pool *b;
+
+	fake_reset((struct fake_how){ .rtt_ms = 50 });
+	b = pool_start(&opts, &cfg, &h);
+	ck_assert(!pool_wait(b, false));
+	pool_climb_end(b);
+	ck_assert_int_eq(drain_and_end(b), 1);
+	ck_assert_int_eq(fake_jobs_once(), 1);
+}
+END_TEST
+
 static Suite *
 pool_suite(void)
 {
@@ -344,6 +391,8 @@ pool_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, all_at_once);
+	tcase_add_test(tc, climb_room);
+	tcase_add_test(tc, climb_ends_unused);
 	tcase_add_test(tc, channels_each);
 	tcase_add_test(tc, late_ones);
 	tcase_add_test(tc, one_fails);

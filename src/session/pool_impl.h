@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* pool_impl: the state of a pool and of each of its jobs (pool.c's, kept
+ * apart so that pool.c holds only what the pool does). */
+#ifndef FSCP_POOL_IMPL_H
+#define FSCP_POOL_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/options.h"
+#include "policy/sshcfg.h"
+#include "transport/sshconn.h"
+#include "sftp/sftp.h"
+#include "session/pool.h"
+
+struct pool_job {
+	const struct fscp_opts *o;
+	const struct sshcfg *cfg;
+	const char *proxy;		/* expanded ProxyCommand or NULL */
+	const char *direct;		/* ssm-direct address or NULL */
+	bool compress;
+	struct pool *pool;
+	int chan;			/* 0: the connection's own job; 1..: another
+					   SFTP channel on that connection */
+	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
+	/* results */
+	enum sshconn_err rc;
+	char err[512];
+	struct sshconn *ssh;		/* one reference per job */
+	struct sftp_conn *sftp;
+	pid_t pid;		/* the ProxyCommand; written under pool->lock */
+	double ready_s;		/* seconds from the pool's start */
+	bool done, taken;	/* under pool->lock */
+	bool unused;		/* a channel slot the connection did not open */
+	int abort_fd;		/* a dup of its socket while it connects, under
+				   pool->lock; -1 when none */
+};
+
+/* Connections being opened side by side, each with up to per SFTP
+ * channels: jobs[c * per + k] is connection c's channel k.  The copy may
+ * start on the first ones while the rest are still coming up (pool_next). */
+struct pool {
+	struct pool_job *jobs;
+	pthread_t *tids;	/* one per job that has a thread ... */
+	bool *has_tid;		/* ... which these say, under lock: POSIX
+				   gives pthread_t no "none" value */
+	int n;			/* jobs: connections * per */
+	int per;
+	int ok;			/* connections up so far */
+	int chans;		/* channels up so far */
+	bool probe;		/* the first connection says how many more start */
+	bool spec;		/* opened before the listing, in case it pays */
+	bool never_add;		/* began speculative: new host keys are ssh's to add */
+	bool far_only;		/* speculative, wanted only for a far server */
+	double delay_s;		/* the first connection waits this long after t0 */
+	double first_ms;	/* the first connection's banner came after this
+				   (-1: none within a second); 0: not yet */
+	int wave;		/* > 0: connections started together, ... */
+	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
+	pthread_t pacer;	/* starts the later waves, ... */
+	bool has_pacer;		/* ... when there is one */
+	bool expanded;		/* ... it has */
+	int started;		/* connections whose thread was started */
+	int limit;		/* no more than this many are started */
+	int planned;		/* connections the plan started with */
+	int held;		/* the last held connections wait for the climb
+				   (pool_climb): not started, not given up */
+	bool climbing;		/* ... and the copy waits for them too */
+	int climbed;		/* connections the climb started */
+	bool sized;		/* the limit is final (else the pacer waits for
+				   the listing to set it: pool_trim) */
+	double t0, last;	/* start, and when the latest came up */
+	bool stop;		/* no more wanted: abort what is still connecting */
+	bool joined;		/* its owner is joining the threads */
+	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
+	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
+	const struct pool_dialer *dial;	/* how a connection is made */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+#endif
