@@ -326,7 +326,8 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 		if (forced && n < 2)
 			n = 2;
 	}
-	/* As many CLIs at once as there are cores, one wave per start. */
+	/* As many CLIs at once as there are cores; the next wave when
+	 * their start-up work is done (route_plan_ssm_wave). */
 	out->wave = in->cores > 0 ? in->cores : 1;
 	/* Each start is a StartSession call, a session on the instance and
 	 * a CLI's CPU: before the listing has told the size, the one that
@@ -336,8 +337,6 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	 * pay. */
 	if (in->bytes < 0 && in->connections_wanted == 0 && n > ROUTE_SSM_BEFORE_SIZE)
 		out->before_size = in->cores >= 2 ? ROUTE_SSM_BEFORE_SIZE : 1;
-	out->wave_s = in->ssm_start_cpu_s > 0 ? in->ssm_start_cpu_s :
-	    ROUTE_SSM_START_CPU_MS / 1000.0;
 	if (n == 1) {
 		out->kind = ROUTE_STANDARD;
 		out->connections = 1;

@@ -83,8 +83,9 @@ struct route_decision {
 	enum route_kind kind;
 	int connections;	/* connections (fresh/direct) or SSM sessions; 1 for standard */
 	bool grow;		/* standard for now: decide again once the size is known */
-	int wave;		/* ssm-parallel: sessions started together (0: all) */
-	double wave_s;		/* ... and the seconds between two waves */
+	int wave;		/* ssm-parallel: sessions started together (0: all),
+				   each wave when the last one's CLIs are
+				   done (route_plan_ssm_wave) */
 	int before_size;	/* ssm-parallel of unknown size: only this many
 				   start until the listing tells the size (0: no
 				   such limit) */

@@ -59,9 +59,13 @@ struct route_pool_plan {
 				   others join as they come */
 	bool spec;		/* speculative: nobody waits for it yet */
 	double delay_s;		/* > 0: the first starts this late */
-	int wave;		/* > 0: this many start at a time ... */
-	double wave_s;		/* ... one wave every wave_s seconds */
+	int wave;		/* > 0: this many start at a time, when
+				   route_plan_ssm_wave says */
 	int limit;		/* > 0: no more start until the size is known */
+	/* For the waves' measured re-planning (route_plan_ssm_wave): */
+	long long bytes;	/* the size (-1: not known yet) */
+	bool fixed;		/* the user set the count */
+	double start_cpu_s;	/* FSCP_SSM_START_CPU (0: measured) */
 };
 
 /* The session's opening. */
@@ -120,6 +124,42 @@ bool route_plan_exec(const struct route_facts *f, const struct route_decision *d
  * pool of n should have in all, or 0: wait for the login.  A far banner
  * starts all at once; a near server is worth fewer (CPU-bound). */
 int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
+
+/* What an SSM pool's pacer measured since its last wave (route_wave.c).
+ * Each figure < 0: not measured (yet). */
+struct route_ssm_wave_in {
+	long long bytes;	/* to move; -1 before the listing */
+	int cores;		/* local CPUs (0: one) */
+	int started;		/* sessions started so far */
+	int limit;		/* the most the pool may start now */
+	bool fixed;		/* FSCP_CONNECTIONS set the count */
+	double override_cpu_s;	/* FSCP_SSM_START_CPU (0: none) */
+	int starting;		/* the last wave's sessions not up nor failed */
+	double starting_cpu;	/* cores their proxies burnt over the last
+				   interval (their CLIs' start-up work) */
+	double wave_cpu_s;	/* CPU the last wave's proxies burnt so far */
+	double idle_cores;	/* cores idle over the last interval, within
+				   what this process may use */
+	double start_cpu_s;	/* mean CPU of a session's proxy until it came up */
+	double setup_s;		/* mean wall time from a start until up, past
+				   that CPU */
+	double goodput_before;	/* B/s the sessions moved before the latest wave
+				   that is all up came up (0: none carried data) */
+	double goodput_after;	/* B/s after it came up, before the next */
+	int measured_wave;	/* that wave (-v) */
+};
+enum route_wave_act { ROUTE_WAVE_WAIT, ROUTE_WAVE_START, ROUTE_WAVE_STOP };
+struct route_ssm_wave {
+	enum route_wave_act act;
+	int start;		/* START: sessions to start now */
+	int total;		/* > 0: the sessions the copy is worth in all,
+				   planned again from the measured start cost */
+	int why;		/* which rule (the same rule, the same line) */
+	char reason[256];	/* -v's line */
+};
+/* The next step of an SSM pool's waves, from what was measured: start
+ * more now, wait, or stop adding. */
+void route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *out);
 
 /* A connection opened again after every one died: one, one channel. */
 void route_plan_reconnect(struct route_pool_plan *p);

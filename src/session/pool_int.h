@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: ISC
+ * Copyright (c) 2026 The fscp authors.  See LICENSE. */
+/* pool_int: the pool's state, shared by pool.c (connecting, handing out)
+ * and pool_wave.c (the pacer that starts an SSM pool's later waves). */
+#ifndef FSCP_POOL_INT_H
+#define FSCP_POOL_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/options.h"
+#include "policy/route.h"
+#include "sftp/sftp.h"
+#include "transport/sshconn.h"
+#include "transport/stream.h"
+
+struct proxycmd_meter;
+
+struct pool_job {
+	const struct fscp_opts *o;
+	const struct sshcfg *cfg;
+	const char *proxy;		/* expanded ProxyCommand or NULL */
+	const char *direct;		/* ssm-direct address or NULL */
+	bool compress;
+	struct pool *pool;
+	int chan;			/* 0: the connection's own job; 1..: another
+					   SFTP channel on that connection */
+	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
+	/* results */
+	enum sshconn_err rc;
+	char err[512];
+	struct sshconn *ssh;		/* one reference per job */
+	struct sftp_conn *sftp;
+	pid_t pid;		/* the ProxyCommand; written under pool->lock */
+	double ready_s;		/* seconds from the pool's start */
+	bool done, taken;	/* under pool->lock */
+	bool unused;		/* a channel slot the connection did not open */
+	int abort_fd;		/* a dup of its socket while it connects, under
+				   pool->lock; -1 when none */
+	/* An SSM pool's measuring (the pacer's, pool_wave.c) */
+	double start_s;		/* its thread started, seconds from t0 */
+	int wave_no;		/* the wave it started in (from 1) */
+	double up_cpu_s;	/* its proxy's CPU once it came up; < 0: not yet */
+};
+
+/* Connections being opened side by side, each with up to per SFTP
+ * channels: jobs[c * per + k] is connection c's channel k.  The copy may
+ * start on the first ones while the rest are still coming up (pool_next). */
+struct pool {
+	struct pool_job *jobs;
+	pthread_t *tids;	/* one per job that has a thread ... */
+	bool *has_tid;		/* ... which these say, under lock: POSIX
+				   gives pthread_t no "none" value */
+	int n;			/* jobs: connections * per */
+	int per;
+	int ok;			/* connections up so far */
+	int chans;		/* channels up so far */
+	bool probe;		/* the first connection says how many more start */
+	bool spec;		/* opened before the listing, in case it pays */
+	bool never_add;		/* began speculative: new host keys are ssh's to add */
+	double delay_s;		/* the first connection waits this long after t0 */
+	double first_ms;	/* the first connection's banner came after this
+				   (-1: none within a second); 0: not yet */
+	int wave;		/* > 0: SSM sessions start in waves of this many,
+				   when measurements say (pool_wave.c) */
+	int waves;		/* waves started so far */
+	long long bytes;	/* the copy's size; -1: not known yet */
+	bool fixed;		/* the user set the count (FSCP_CONNECTIONS) */
+	double start_cpu_s;	/* FSCP_SSM_START_CPU; 0: measured */
+	struct proxycmd_meter *meter;	/* bytes the SSM proxies moved */
+	pthread_t pacer;	/* starts the later waves, ... */
+	bool has_pacer;		/* ... when there is one */
+	bool expanded;		/* ... it has */
+	int started;		/* connections whose thread was started */
+	int limit;		/* no more than this many are started */
+	bool sized;		/* the limit is final (else the pacer waits for
+				   the listing to set it: pool_trim) */
+	double t0, last;	/* start, and when the latest came up */
+	bool stop;		/* no more wanted: abort what is still connecting */
+	bool joined;		/* its owner is joining the threads */
+	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
+	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
+	const struct pool_dialer *dial;	/* how a connection is made */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* Under b->lock: start the connections up to (not including) upto. */
+void pool_start_upto(struct pool *b, int upto);
+/* Under b->lock: the connections not started are not wanted. */
+void pool_give_up(struct pool *b);
+/* The pacer's thread (pool_wave.c): starts the later waves. */
+void *pool_pacer(void *arg);
+
+#endif
