@@ -6,11 +6,11 @@
  *
  * SSM.  One SSM session moves R ~ 833 KiB/s per direction whatever the link
  * (the plugin/agent sleep 1 ms per 1 KiB message).  Starting one costs an
- * aws CLI process that burns ~0.6 s of CPU, then ~1.4 s of wall time
- * (StartSession, websocket, agent worker, ssh handshake), so sessions start
- * in waves as wide as the cores and route_ssm_sessions counts what each
- * wave costs: a session is opened only when it comes up early enough to
- * shorten the copy.  N = 1 is exactly what scp does, so that is the
+ * aws CLI process that burns CPU (~0.6 s assumed until a start is measured,
+ * route_wave.c), then ~1.4 s of wall time (StartSession, websocket, agent
+ * worker, ssh handshake), so sessions start in waves as wide as the cores
+ * and route_ssm_sessions counts what each wave costs: a session is opened
+ * only when it comes up early enough to shorten the copy.  N = 1 is exactly what scp does, so that is the
  * standard route.  A direct address with the right host key beats every
  * SSM variant even for a tiny copy (no SSM start-up at all), so ssm-direct
  * does not depend on S.

@@ -10,9 +10,9 @@
  * where the data starts.  session/ gathers the inputs, opens what the plan
  * says and decides nothing itself.
  *
- * The inputs are built to take more measurements (issue 19's adaptive
- * rules: goodput per interval, idle CPU, the CLI's measured start): a
- * field not measured yet says so (< 0), and every rule reads it that way. */
+ * The inputs take measurements (issue 19's adaptive rules: goodput per
+ * interval, idle CPU, the CLI's measured start): a field not measured yet
+ * says so (< 0), and every rule reads it that way. */
 #ifndef FSCP_ROUTE_PLAN_H
 #define FSCP_ROUTE_PLAN_H
 
