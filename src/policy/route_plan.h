@@ -137,6 +137,8 @@ struct route_ssm_wave_in {
 	int starting;		/* the last wave's sessions not up nor failed */
 	double starting_cpu;	/* cores their proxies burnt over the last
 				   interval (their CLIs' start-up work) */
+	int starting_runnable;	/* their processes running or waiting for a
+				   CPU now (a starved CLI burns little) */
 	double wave_cpu_s;	/* CPU the last wave's proxies burnt so far */
 	double idle_cores;	/* cores idle over the last interval, within
 				   what this process may use */

@@ -8,7 +8,9 @@
  * a timer, CLIs that take longer than the timer assumed overlap and share
  * the cores, and the first session comes up late.  So the next wave
  * starts when the last one's CLIs are done with their start-up work
- * (their CPU stopped growing), or at once when whole cores are idle.
+ * (their CPU stopped growing and none of their processes is running or
+ * waiting for a CPU: on a busy machine a CLI at work may burn little), or
+ * at once when whole cores are idle.
  *
  * How many sessions a copy is worth is route_ssm_sessions' count, at
  * first from the assumed start cost; once a session is up, from what its
@@ -86,8 +88,8 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 	}
 	if (left < wave)
 		wave = left;
-	busy = in->starting > 0 &&
-	    (in->starting_cpu < 0 || in->starting_cpu >= ROUTE_WAVE_BUSY * in->starting);
+	busy = in->starting > 0 && (in->starting_cpu < 0 || in->starting_runnable > 0 ||
+	    in->starting_cpu >= ROUTE_WAVE_BUSY * in->starting);
 	/* Whole cores idle beside CLIs still at work: the sessions are not
 	 * short of CPU, and a CLI started now slows nobody. */
 	if (busy && idle >= ROUTE_WAVE_IDLE_CORE) {
@@ -102,10 +104,10 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		    "CLIs");
 		return;
 	}
-	if (in->starting > 0 && in->starting_cpu >= ROUTE_WAVE_BUSY * in->starting) {
+	if (busy) {
 		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_BUSY, 0), R, "the last wave's CLIs are still "
-		    "starting (%.2f s of CPU so far, %.2f cores now)", in->wave_cpu_s,
-		    in->starting_cpu);
+		    "starting (%.2f s of CPU so far, %.2f cores now, %d processes runnable)",
+		    in->wave_cpu_s, in->starting_cpu, in->starting_runnable);
 		return;
 	}
 	/* The CLIs are done: a core free enough for the next ones. */

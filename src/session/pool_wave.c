@@ -43,6 +43,7 @@ struct wave_sample {
 struct wave_meter {
 	int conns;
 	pid_t *pid;		/* each started session's proxy (0: none) */
+	int *run;		/* its tree's processes runnable now */
 	double *cpu, *prev;	/* its tree's CPU now, and at the last tick */
 	struct proc_cpu_sample cpu0;
 	double own0, t0;	/* fscp's own CPU, and when, at the last tick */
@@ -176,13 +177,14 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 		m->pid[c] = b->jobs[c * b->per].pid;
 	pthread_mutex_unlock(&b->lock);
 	memcpy(m->prev, m->cpu, sizeof(double) * (size_t)m->conns);
-	(void)proctree_cpu(m->pid, started, m->cpu);
+	(void)proctree_cpu(m->pid, started, m->cpu, m->run);
 	proc_cpu_sample(&cpu1);
 	own = wave_own_cpu();
 	now = clock_now() - b->t0;
 	wave_sample_add(m, now, proxycmd_meter_bytes(b->meter));
 	pthread_mutex_lock(&b->lock);
 	dt = now - m->t0;
+	memset(in, 0, sizeof(*in));
 	in->bytes = b->bytes;
 	in->cores = proc_cores();
 	in->started = b->started;
@@ -210,6 +212,7 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 			wave_cpu += m->cpu[c];
 		if (!j->done) {
 			starting++;
+			in->starting_runnable += m->run[c];
 			if (m->cpu[c] < 0 || m->prev[c] < 0 || dt <= 0)
 				rate = -1;
 			else if (rate >= 0)
@@ -247,6 +250,7 @@ pool_pacer(void *arg)
 	struct wave_meter m = { .conns = conns, .own0 = -1, .after = -1 };
 
 	m.pid = xcalloc((size_t)conns, sizeof(*m.pid));
+	m.run = xcalloc((size_t)conns, sizeof(*m.run));
 	m.cpu = xcalloc((size_t)conns, sizeof(*m.cpu));
 	m.prev = xcalloc((size_t)conns, sizeof(*m.prev));
 	for (int c = 0; c < conns; c++)
@@ -307,6 +311,7 @@ pool_pacer(void *arg)
 		pool_give_up(b);
 	pthread_mutex_unlock(&b->lock);
 	free(m.pid);
+	free(m.run);
 	free(m.cpu);
 	free(m.prev);
 	return NULL;

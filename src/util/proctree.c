@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 bool
-proctree_parse_stat(const char *line, pid_t *pid, pid_t *ppid, pid_t *sid,
-    unsigned long long *ticks)
+proctree_parse_stat(const char *line, pid_t *pid, char *state, pid_t *ppid,
+    pid_t *sid, unsigned long long *ticks)
 {
 	/* "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
 	 * majflt cmajflt utime stime cutime cstime ...": comm may hold spaces
@@ -22,14 +22,15 @@ proctree_parse_stat(const char *line, pid_t *pid, pid_t *ppid, pid_t *sid,
 	const char *p = strrchr(line, ')');
 	long long id, pp, sess;
 	unsigned long long v[4];
-	char state;
+	char st;
 
 	if (p == NULL || sscanf(line, "%lld", &id) != 1)
 		return false;
 	if (sscanf(p + 1, " %c %lld %*d %lld %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-	    &state, &pp, &sess, &v[0], &v[1], &v[2], &v[3]) != 7)
+	    &st, &pp, &sess, &v[0], &v[1], &v[2], &v[3]) != 7)
 		return false;
 	*pid = (pid_t)id;
+	*state = st;
 	*ppid = (pid_t)pp;
 	*sid = (pid_t)sess;
 	*ticks = v[0] + v[1] + v[2] + v[3];
@@ -38,6 +39,7 @@ proctree_parse_stat(const char *line, pid_t *pid, pid_t *ppid, pid_t *sid,
 
 struct proctree_ent {
 	pid_t pid, ppid, sid;
+	char state;
 	unsigned long long ticks;
 };
 
@@ -80,7 +82,7 @@ proctree_read(size_t *n)
 		if ((f = fopen(path, "re")) == NULL)
 			continue;	/* gone meanwhile */
 		if (fgets(line, sizeof(line), f) != NULL &&
-		    proctree_parse_stat(line, &x.pid, &x.ppid, &x.sid, &x.ticks)) {
+		    proctree_parse_stat(line, &x.pid, &x.state, &x.ppid, &x.sid, &x.ticks)) {
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 256;
 				e = xrealloc(e, cap * sizeof(*e));
@@ -114,15 +116,18 @@ in_tree(const struct proctree_ent *e, size_t n, const struct proctree_ent *x, pi
 }
 
 int
-proctree_cpu(const pid_t *roots, int n, double *cpu_s)
+proctree_cpu(const pid_t *roots, int n, double *cpu_s, int *runnable)
 {
 	size_t ne;
 	struct proctree_ent *e = proctree_read(&ne);
 	long hz = sysconf(_SC_CLK_TCK);
 	int found = 0;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		cpu_s[i] = -1;
+		if (runnable != NULL)
+			runnable[i] = 0;
+	}
 	if (e == NULL)
 		return -1;
 	if (hz <= 0)
@@ -133,8 +138,11 @@ proctree_cpu(const pid_t *roots, int n, double *cpu_s)
 		if (roots[i] <= 0 || ent_find(e, ne, roots[i]) == NULL)
 			continue;
 		for (size_t k = 0; k < ne; k++)
-			if (in_tree(e, ne, &e[k], roots[i]))
+			if (in_tree(e, ne, &e[k], roots[i])) {
 				t += e[k].ticks;
+				if (runnable != NULL && e[k].state == 'R')
+					runnable[i]++;
+			}
 		cpu_s[i] = (double)t / (double)hz;
 		found++;
 	}

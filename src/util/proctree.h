@@ -10,16 +10,19 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* One /proc/PID/stat line: its parent, its session and its CPU ticks
- * (utime + stime, and cutime + cstime: the children it has reaped, which
- * are gone from /proc).  false when the line is not one. */
-bool proctree_parse_stat(const char *line, pid_t *pid, pid_t *ppid, pid_t *sid,
-    unsigned long long *ticks);
+/* One /proc/PID/stat line: its state ('R' running or waiting for a CPU,
+ * 'S' asleep ...), its parent, its session and its CPU ticks (utime +
+ * stime, and cutime + cstime: the children it has reaped, which are gone
+ * from /proc).  false when the line is not one. */
+bool proctree_parse_stat(const char *line, pid_t *pid, char *state, pid_t *ppid,
+    pid_t *sid, unsigned long long *ticks);
 
 /* The CPU seconds of each of the n roots' trees (the root, the processes
  * descended from it or in the session it leads, and what they reaped)
- * into cpu_s[i]; -1 for a root that is gone.  One pass over /proc.
- * Returns the roots found, -1 when /proc cannot be read. */
-int proctree_cpu(const pid_t *roots, int n, double *cpu_s);
+ * into cpu_s[i]; -1 for a root that is gone.  runnable (NULL: not
+ * wanted): how many of each tree's processes are running or waiting for a
+ * CPU now (a CLI starved of CPU burns little, yet is not done).  One pass
+ * over /proc.  Returns the roots found, -1 when /proc cannot be read. */
+int proctree_cpu(const pid_t *roots, int n, double *cpu_s, int *runnable);
 
 #endif

@@ -19,21 +19,24 @@ START_TEST(parse_lines)
 {
 	pid_t pid, ppid, sid;
 	unsigned long long t;
+	char st;
 
 	ck_assert(proctree_parse_stat("4242 (aws) S 4241 4241 4241 0 -1 4194304 100 0 0 0 "
-	    "58 10 3 2 20 0 1 0 100 0 0", &pid, &ppid, &sid, &t));
+	    "58 10 3 2 20 0 1 0 100 0 0", &pid, &st, &ppid, &sid, &t));
 	ck_assert_int_eq(pid, 4242);
 	ck_assert_int_eq(ppid, 4241);
 	ck_assert_int_eq(sid, 4241);
 	ck_assert_uint_eq(t, 73);
+	ck_assert_int_eq(st, 'S');
 	/* A name with spaces and parentheses: the fields follow the last ')'. */
 	ck_assert(proctree_parse_stat("7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 5 6 7 8 20", &pid,
-	    &ppid, &sid, &t));
+	    &st, &ppid, &sid, &t));
 	ck_assert_int_eq(pid, 7);
+	ck_assert_int_eq(st, 'R');
 	ck_assert_int_eq(ppid, 1);
 	ck_assert_uint_eq(t, 26);
-	ck_assert(!proctree_parse_stat("", &pid, &ppid, &sid, &t));
-	ck_assert(!proctree_parse_stat("12 (x) S 1 2", &pid, &ppid, &sid, &t));
+	ck_assert(!proctree_parse_stat("", &pid, &st, &ppid, &sid, &t));
+	ck_assert(!proctree_parse_stat("12 (x) S 1 2", &pid, &st, &ppid, &sid, &t));
 }
 END_TEST
 
@@ -54,6 +57,7 @@ START_TEST(tree_counts_descendants)
 {
 	pid_t root = fork(), gone;
 	double cpu = -1, due = clock_now() + 20;
+	int run = 0, most = 0;
 
 	ck_assert_int_ge(root, 0);
 	if (root == 0) {
@@ -72,16 +76,23 @@ START_TEST(tree_counts_descendants)
 	}
 	setpgid(root, root);
 	while (clock_now() < due) {
-		ck_assert_int_eq(proctree_cpu(&root, 1, &cpu), 1);
+		ck_assert_int_eq(proctree_cpu(&root, 1, &cpu, &run), 1);
+		if (run > most)
+			most = run;
 		if (cpu >= 0.25)
 			break;
 		usleep(50000);
 	}
 	ck_assert(cpu >= 0.25);
+	/* Spinning, the grandchild ran (or waited for a CPU); done, it sleeps. */
+	ck_assert_int_ge(most, 1);
+	while (clock_now() < due && proctree_cpu(&root, 1, &cpu, &run) == 1 && run > 0)
+		usleep(50000);
+	ck_assert_int_eq(run, 0);
 	kill(-root, SIGKILL);
 	waitpid(root, NULL, 0);
 	gone = root;
-	ck_assert_int_eq(proctree_cpu(&gone, 1, &cpu), 0);
+	ck_assert_int_eq(proctree_cpu(&gone, 1, &cpu, NULL), 0);
 	ck_assert(cpu < 0);
 }
 END_TEST
