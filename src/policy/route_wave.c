@@ -82,7 +82,8 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		cap = out->total;
 	left = cap - in->started;
 	if (left <= 0) {
-		snprintf(wave_act(out, ROUTE_WAVE_STOP, WHY_ALL, 0), R, "the sessions the copy is worth "
+		snprintf(wave_act(out, ROUTE_WAVE_STOP, WHY_ALL, 0), R,
+		    "the sessions the copy is worth "
 		    "have started");
 		return;
 	}
@@ -95,24 +96,28 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 	if (busy && idle >= ROUTE_WAVE_IDLE_CORE) {
 		int n = (int)idle < wave ? (int)idle : wave;
 
-		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_IDLE_CORE, n), R, "%.1f cores idle "
+		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_IDLE_CORE, n), R,
+		    "%.1f cores idle "
 		    "beside the last wave's CLIs", idle);
 		return;
 	}
 	if (in->starting > 0 && in->starting_cpu < 0) {
-		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_MEASURING, 0), R, "measuring the last wave's "
+		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_MEASURING, 0), R,
+		    "measuring the last wave's "
 		    "CLIs");
 		return;
 	}
 	if (busy) {
-		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_BUSY, 0), R, "the last wave's CLIs are still "
+		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_BUSY, 0), R,
+		    "the last wave's CLIs are still "
 		    "starting (%.2f s of CPU so far, %.2f cores now, %d processes runnable)",
 		    in->wave_cpu_s, in->starting_cpu, in->starting_runnable);
 		return;
 	}
 	/* The CLIs are done: a core free enough for the next ones. */
 	if (!(idle >= 0) || idle >= ROUTE_WAVE_IDLE) {
-		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_DONE, wave), R, "the last wave's CLIs are done "
+		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_DONE, wave), R,
+		    "the last wave's CLIs are done "
 		    "(%.2f s of CPU), %.1f cores idle", in->wave_cpu_s, idle);
 		return;
 	}
@@ -121,14 +126,16 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 	 * paid; waiting for each to come up before the next would put a
 	 * session's whole set-up time between two waves. */
 	if (in->goodput_after < 0 || in->goodput_before <= 0) {
-		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_CLIMB, wave), R, "the last wave's CLIs "
+		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_CLIMB, wave), R,
+		    "the last wave's CLIs "
 		    "are done (%.2f s of CPU), no idle CPU (%.1f cores), no gain measured yet",
 		    in->wave_cpu_s, idle);
 		return;
 	}
 	gain = in->goodput_after / in->goodput_before - 1;
 	if (in->fixed || gain >= ROUTE_WAVE_GAIN) {
-		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_CLIMB, wave), R, "no idle CPU (%.1f "
+		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_CLIMB, wave), R,
+		    "no idle CPU (%.1f "
 		    "cores), wave %d raised the goodput by %.0f%% (%.0f to %.0f KiB/s)", idle,
 		    in->measured_wave, gain * 100, in->goodput_before / 1024,
 		    in->goodput_after / 1024);
