@@ -6,11 +6,11 @@
  *
  * SSM.  One SSM session moves R ~ 833 KiB/s per direction whatever the link
  * (the plugin/agent sleep 1 ms per 1 KiB message).  Starting one costs an
- * aws CLI process that burns ~0.6 s of CPU, then ~1.4 s of wall time
- * (StartSession, websocket, agent worker, ssh handshake), so sessions start
- * in waves as wide as the cores and route_ssm_sessions counts what each
- * wave costs: a session is opened only when it comes up early enough to
- * shorten the copy.  N = 1 is exactly what scp does, so that is the
+ * aws CLI process that burns CPU (~0.6 s assumed until a start is measured,
+ * route_wave.c), then ~1.4 s of wall time (StartSession, websocket, agent
+ * worker, ssh handshake), so sessions start in waves as wide as the cores
+ * and route_ssm_sessions counts what each wave costs: a session is opened
+ * only when it comes up early enough to shorten the copy.  N = 1 is exactly what scp does, so that is the
  * standard route.  A direct address with the right host key beats every
  * SSM variant even for a tiny copy (no SSM start-up at all), so ssm-direct
  * does not depend on S.
@@ -341,7 +341,8 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 		if (forced && n < 2)
 			n = 2;
 	}
-	/* As many CLIs at once as there are cores, one wave per start. */
+	/* As many CLIs at once as there are cores; the next wave when
+	 * their start-up work is done (route_plan_ssm_wave). */
 	out->wave = in->cores > 0 ? in->cores : 1;
 	/* Each start is a StartSession call, a session on the instance and
 	 * a CLI's CPU: before the listing has told the size, the one that
@@ -351,8 +352,6 @@ decide_ssm(const struct route_input *in, struct route_decision *out,
 	 * pay. */
 	if (in->bytes < 0 && in->connections_wanted == 0 && n > ROUTE_SSM_BEFORE_SIZE)
 		out->before_size = in->cores >= 2 ? ROUTE_SSM_BEFORE_SIZE : 1;
-	out->wave_s = in->ssm_start_cpu_s > 0 ? in->ssm_start_cpu_s :
-	    ROUTE_SSM_START_CPU_MS / 1000.0;
 	if (n == 1) {
 		out->kind = ROUTE_STANDARD;
 		out->connections = 1;

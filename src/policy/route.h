@@ -34,8 +34,9 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_PROXIED_MIN_BYTES	(8LL << 20)	/* through a bastion: from here on */
 #define ROUTE_SSM_RATE		853333LL	/* B/s, one SSM session, one direction */
 #define ROUTE_SSM_START_CPU_MS	600		/* CPU one `aws ssm start-session` burns
-						   before it reaches AWS (CLI v1,
-						   measured: 0.58 s user + 0.10 s sys) */
+						   before it reaches AWS (CLI v1: 0.58 s
+						   user + 0.10 s sys), assumed until a
+						   session's start is measured */
 #define ROUTE_SSM_SETUP_MS	1400LL		/* then StartSession, websocket, agent,
 						   ssh handshake (wall time) */
 #define ROUTE_SSM_MAX_SESSIONS	32
@@ -80,8 +81,9 @@ struct route_decision {
 	enum route_kind kind;
 	int connections;	/* connections (fresh/direct) or SSM sessions; 1 for standard */
 	bool grow;		/* standard for now: decide again once the size is known */
-	int wave;		/* ssm-parallel: sessions started together (0: all) */
-	double wave_s;		/* ... and the seconds between two waves */
+	int wave;		/* ssm-parallel: sessions started together (0: all),
+				   each wave when the last one's CLIs are
+				   done (route_plan_ssm_wave) */
 	int before_size;	/* ssm-parallel of unknown size: only this many
 				   start until the listing tells the size (0: no
 				   such limit) */

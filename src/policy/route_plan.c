@@ -133,11 +133,13 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		b->per = d->kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
 		b->staged = d->kind == ROUTE_SSM_PARALLEL || b->probe;
 		b->wave = d->wave;
-		b->wave_s = d->wave_s;
 		b->limit = d->before_size;
 		/* A direct route the user did not size may climb. */
 		if (b->probe && d->kind != ROUTE_SSM_PARALLEL && b->n < ROUTE_CLIMB_MAX_CONNS)
 			b->room = ROUTE_CLIMB_MAX_CONNS - b->n;
+		b->bytes = m->bytes;
+		b->fixed = plan_wanted(f) > 0;
+		b->start_cpu_s = f->ssm_start_cpu_s;
 		p->compress_sample = d->kind == ROUTE_SSM_PARALLEL && !f->compress;
 		/* Beside a direct address's lookup, one session: a second
 		 * CLI would slow the lookup down. */

@@ -10,9 +10,9 @@
  * where the data starts.  session/ gathers the inputs, opens what the plan
  * says and decides nothing itself.
  *
- * The inputs are built to take more measurements (issue 19's adaptive
- * rules: goodput per interval, idle CPU, the CLI's measured start): a
- * field not measured yet says so (< 0), and every rule reads it that way. */
+ * The inputs take measurements (issue 19's adaptive rules: goodput per
+ * interval, idle CPU, the CLI's measured start): a field not measured yet
+ * says so (< 0), and every rule reads it that way. */
 #ifndef FSCP_ROUTE_PLAN_H
 #define FSCP_ROUTE_PLAN_H
 
@@ -61,11 +61,15 @@ struct route_pool_plan {
 	bool far_only;		/* ... and pays only for a far server: the
 				   first stops at a near banner */
 	double delay_s;		/* > 0: the first starts this late */
-	int wave;		/* > 0: this many start at a time ... */
-	double wave_s;		/* ... one wave every wave_s seconds */
+	int wave;		/* > 0: this many start at a time, when
+				   route_plan_ssm_wave says */
 	int limit;		/* > 0: no more start until the size is known */
 	int room;		/* > 0: this many more may start later, as the
 				   climb says (route_plan_climb) */
+	/* For the waves' measured re-planning (route_plan_ssm_wave): */
+	long long bytes;	/* the size (-1: not known yet) */
+	bool fixed;		/* the user set the count */
+	double start_cpu_s;	/* FSCP_SSM_START_CPU (0: measured) */
 };
 
 /* The session's opening. */
@@ -148,6 +152,43 @@ int route_plan_climb(const struct route_facts *f, struct route_climb *c,
 /* How long one interval of the climb lasts for a round trip of rtt_ms
  * (< 0: not known): long enough for the windows to settle. */
 double route_plan_climb_interval_s(double rtt_ms);
+/* What an SSM pool's pacer measured since its last wave (route_wave.c).
+ * Each figure < 0: not measured (yet). */
+struct route_ssm_wave_in {
+	long long bytes;	/* to move; -1 before the listing */
+	int cores;		/* local CPUs (0: one) */
+	int started;		/* sessions started so far */
+	int limit;		/* the most the pool may start now */
+	bool fixed;		/* FSCP_CONNECTIONS set the count */
+	double override_cpu_s;	/* FSCP_SSM_START_CPU (0: none) */
+	int starting;		/* the last wave's sessions not up nor failed */
+	double starting_cpu;	/* cores their proxies burnt over the last
+				   interval (their CLIs' start-up work) */
+	int starting_runnable;	/* their processes running or waiting for a
+				   CPU now (a starved CLI burns little) */
+	double wave_cpu_s;	/* CPU the last wave's proxies burnt so far */
+	double idle_cores;	/* cores idle over the last interval, within
+				   what this process may use */
+	double start_cpu_s;	/* mean CPU of a session's proxy until it came up */
+	double setup_s;		/* mean wall time from a start until up, past
+				   that CPU */
+	double goodput_before;	/* B/s the sessions moved before the latest wave
+				   that is all up came up (0: none carried data) */
+	double goodput_after;	/* B/s after it came up, before the next */
+	int measured_wave;	/* that wave (-v) */
+};
+enum route_wave_act { ROUTE_WAVE_WAIT, ROUTE_WAVE_START, ROUTE_WAVE_STOP };
+struct route_ssm_wave {
+	enum route_wave_act act;
+	int start;		/* START: sessions to start now */
+	int total;		/* > 0: the sessions the copy is worth in all,
+				   planned again from the measured start cost */
+	int why;		/* which rule (the same rule, the same line) */
+	char reason[256];	/* -v's line */
+};
+/* The next step of an SSM pool's waves, from what was measured: start
+ * more now, wait, or stop adding. */
+void route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *out);
 
 /* A connection opened again after every one died: one, one channel. */
 void route_plan_reconnect(struct route_pool_plan *p);

@@ -21,6 +21,7 @@
  * are closed. */
 #include "config.h"
 #include "session/pool.h"
+#include "session/pool_int.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -41,7 +42,6 @@
 #include "transport/proxycmd.h"
 #include "transport/sshconn.h"
 #include "sftp/sftp.h"
-#include "session/pool_impl.h"
 
 /* Under j->pool->lock: the job is over, one way or the other. */
 static void
@@ -136,14 +136,18 @@ pool_channels_start(struct pool_job *j, struct fscp_stream *st, int got)
 static void *pool_connect_one(void *arg);
 
 /* Under b->lock: start the connections up to (not including) upto. */
-static void
+void
 pool_start_upto(struct pool *b, int upto)
 {
 	if (upto > b->limit)
 		upto = b->limit;
+	if (upto > b->started)
+		b->waves++;
 	for (int c = b->started; c < upto && c < b->n / b->per; c++) {
 		struct pool_job *j = &b->jobs[c * b->per];
 
+		j->start_s = clock_now() - b->t0;
+		j->wave_no = b->waves;
 		if (pthread_create(&b->tids[c * b->per], NULL, pool_connect_one, j) == 0) {
 			b->has_tid[c * b->per] = true;
 			continue;
@@ -159,7 +163,7 @@ pool_start_upto(struct pool *b, int upto)
 }
 
 /* Under b->lock: the connections not started are not wanted. */
-static void
+void
 pool_give_up(struct pool *b)
 {
 	int upto = b->n / b->per - b->held;
@@ -184,43 +188,6 @@ pool_expand(struct pool *b, int total)
 	if (!b->stop)
 		pool_start_upto(b, total);
 	pool_give_up(b);
-}
-
-/* The later waves of SSM sessions: each aws CLI burns its CPU before it
- * reaches AWS, so as many start together as there are cores, one wave
- * after the other, up to the limit; before the size is known, the limit
- * may still rise (pool_trim) and the pacer waits for it.  A copy that is
- * done before stops the rest. */
-static void *
-pool_pacer(void *arg)
-{
-	struct pool *b = arg;
-	int conns = b->n / b->per;
-	int step = b->wave > 0 ? b->wave : conns;
-	double due = b->t0 + b->wave_s;	/* the next wave, at the earliest */
-
-	pthread_mutex_lock(&b->lock);
-	while (b->started < conns && !b->stop) {
-		if (b->started >= b->limit) {
-			if (b->sized)
-				break;
-			pthread_cond_wait(&b->cond, &b->lock);
-			continue;
-		}
-		if (clock_now() < due) {
-			struct timespec ts = clock_deadline(due - clock_now());
-
-			(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
-			continue;
-		}
-		pool_start_upto(b, b->started + step);
-		due = clock_now() + b->wave_s;
-		log_debug(1, "%d of %d SSM sessions started", b->started, conns);
-	}
-	if (b->started < conns)
-		pool_give_up(b);
-	pthread_mutex_unlock(&b->lock);
-	return NULL;
 }
 
 /* Wait s seconds unless the pool is stopped meanwhile: true when the
@@ -340,8 +307,8 @@ pool_connect_one(void *arg)
 		if (j->proxy != NULL) {
 			pid_t pid = 0;
 
-			p.proxy_fd = proxycmd_spawn_held(j->proxy, &pid, &hold, j->err,
-			    sizeof(j->err));
+			p.proxy_fd = proxycmd_spawn_metered(j->proxy, &pid, &hold,
+			    j->pool->meter, j->err, sizeof(j->err));
 			pthread_mutex_lock(&j->pool->lock);
 			j->pid = pid;
 			if (j->pool->stop && pid > 0)
@@ -496,6 +463,7 @@ pool_end(struct pool *b, bool report)
 		    b->last);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->cond);
+	proxycmd_meter_unref(b->meter);
 	free(b->proxy);
 	free(b->direct);
 	free(b->jobs);
@@ -642,7 +610,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	for (int i = 0; i < b->n; i++)
 		b->jobs[i] = (struct pool_job){ .o = o, .cfg = cfg, .proxy = b->proxy,
 			.direct = b->direct, .compress = h->compress, .pool = b, .chan = i % per,
-			.abort_fd = -1 };
+			.abort_fd = -1, .up_cpu_s = -1 };
 	/* Probing: the first connection starts the others (pool_expand). */
 	b->probe = h->probe && n > 1;
 	b->spec = b->never_add = h->spec;
@@ -651,10 +619,15 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
 	b->sized = b->limit == n;
 	b->wave = !b->probe && h->wave > 0 && h->wave < n ? h->wave : 0;
-	b->wave_s = h->wave_s;
+	b->bytes = h->bytes;
+	b->fixed = h->fixed;
+	b->start_cpu_s = h->start_cpu_s;
+	if (b->wave > 0)
+		b->meter = proxycmd_meter_new();
 	b->started = b->probe ? 1 : b->wave > 0 ? b->wave : n;
 	if (b->started > b->limit)
 		b->started = b->limit;
+	b->waves = 1;
 	/* Read once: the first connection may start the others (its banner
 	 * came late, pool_first_byte) and move b->started while this loop
 	 * runs, and a job started twice has a thread nobody joins. */
@@ -662,7 +635,10 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 
 	for (int i = 0; i < upto * per; i += per) {
 		struct pool_job *j = &b->jobs[i];
-		bool has = pthread_create(&b->tids[i], NULL, pool_connect_one, j) == 0;
+		bool has;
+
+		j->wave_no = 1;
+		has = pthread_create(&b->tids[i], NULL, pool_connect_one, j) == 0;
 
 		pthread_mutex_lock(&b->lock);
 		b->has_tid[i] = has;
@@ -726,13 +702,14 @@ pool_wait_all(struct pool *b)
 }
 
 int
-pool_trim(struct pool *b, int n)
+pool_trim(struct pool *b, int n, long long bytes)
 {
 	int limit = -1, conns;
 
 	if (b == NULL || !b->has_pacer)
 		return -1;
 	pthread_mutex_lock(&b->lock);
+	b->bytes = bytes;
 	conns = b->n / b->per;
 	if (n < b->limit || !b->sized) {
 		b->limit = n < b->started ? b->started : n > conns ? conns : n;

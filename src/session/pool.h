@@ -48,8 +48,11 @@ struct pool_how {
 				   at a near server's first bytes */
 	double delay_s;		/* > 0: the first connects this late, unless
 				   the pool is stopped before */
-	int wave;		/* > 0: start this many at a time ... */
-	double wave_s;		/* ... one wave every wave_s seconds */
+	int wave;		/* > 0: SSM sessions start this many at a time,
+				   each wave when route_plan_ssm_wave says */
+	long long bytes;	/* the copy's size (-1: not known yet) */
+	bool fixed;		/* the user set the count: waves, no re-plan */
+	double start_cpu_s;	/* FSCP_SSM_START_CPU (0: measured) */
 	int limit;		/* > 0: no more than this many start until
 				   pool_trim says how many (a size unknown) */
 	int room;		/* > 0: this many more are held for the climb
@@ -84,10 +87,10 @@ void pool_stop(struct pool *b);
 /* Stop, join every thread, close what nobody took, free b (NULL: nothing).
  * report: say under -v how many came up. */
 void pool_end(struct pool *b, bool report);
-/* The size is known: SSM waves start up to n sessions in all (never
+/* The size is known (bytes): SSM waves start up to n sessions in all (never
  * fewer than started, never more than the pool has): the new limit, or
  * -1 when it did not change or the pool has no waves. */
-int pool_trim(struct pool *b, int n);
+int pool_trim(struct pool *b, int n, long long bytes);
 
 /* The climb (pool_how.room): k more connections start now, from the
  * held ones; returns how many did.  pool_climb_end: no more will, and

@@ -85,8 +85,8 @@ session_how(const struct route_pool_plan *p, const char *proxy, const char *dire
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
 		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
-		.delay_s = p->delay_s, .wave = p->wave, .wave_s = p->wave_s,
-		.limit = p->limit };
+		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
+		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s };
 
 	return h;
 }
@@ -300,7 +300,7 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 
 	if (s->pending == NULL || total <= 0)
 		return;
-	limit = pool_trim(s->pending, total);
+	limit = pool_trim(s->pending, total, m->bytes);
 	if (limit < 0)
 		return;
 	route_format_bytes(m->bytes, size, sizeof(size));

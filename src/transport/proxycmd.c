@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,43 @@ struct proxy_relay {
 	int from_child;	/* the child's stdout */
 	int err_child;	/* the child's stderr when held, else -1 */
 	struct proxycmd_hold *hold;
+	struct proxycmd_meter *meter;	/* NULL: not counted */
 };
+
+struct proxycmd_meter {
+	atomic_ullong bytes;
+	atomic_int refs;
+};
+
+struct proxycmd_meter *
+proxycmd_meter_new(void)
+{
+	struct proxycmd_meter *m = xcalloc(1, sizeof(*m));
+
+	atomic_init(&m->bytes, 0);
+	atomic_init(&m->refs, 1);
+	return m;
+}
+
+unsigned long long
+proxycmd_meter_bytes(struct proxycmd_meter *m)
+{
+	return m != NULL ? atomic_load_explicit(&m->bytes, memory_order_relaxed) : 0;
+}
+
+void
+proxycmd_meter_unref(struct proxycmd_meter *m)
+{
+	if (m != NULL && atomic_fetch_sub(&m->refs, 1) == 1)
+		free(m);
+}
+
+static void
+relay_count(struct proxy_relay *r, size_t n)
+{
+	if (r->meter != NULL && n > 0)
+		atomic_fetch_add_explicit(&r->meter->bytes, n, memory_order_relaxed);
+}
 
 /* The proxy's stderr while its connection is being tried: a connection
  * that fails is followed by ssh's own try, whose proxy says the same again,
@@ -233,6 +270,7 @@ relay_run(void *arg)
 		if (up && (pf[0].revents & (POLLIN | POLLHUP | POLLERR))) {
 			if (relay_pump(r->sock, r->to_child, buf, sizeof(buf), &got)) {
 				up_since += got;
+				relay_count(r, got);
 			} else {
 				up = false;
 				close(r->to_child);	/* EOF for the child */
@@ -243,6 +281,7 @@ relay_run(void *arg)
 			if (relay_pump(r->from_child, r->sock, buf, sizeof(buf), &got)) {
 				double now = clock_now(), w;
 
+				relay_count(r, got);
 				w = proxycmd_trickle_wait(&trickle, got, up_since, now);
 				up_since = 0;
 				if (w > 0)
@@ -264,6 +303,7 @@ relay_run(void *arg)
 		close(r->err_child);
 		hold_unref(r->hold);
 	}
+	proxycmd_meter_unref(r->meter);
 	free(r);
 	return NULL;
 }
@@ -286,6 +326,13 @@ proxycmd_spawn(const char *expanded, pid_t *pid, char *err, size_t errlen)
 int
 proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen)
+{
+	return proxycmd_spawn_metered(expanded, pid, hold, NULL, err, errlen);
+}
+
+int
+proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
+    struct proxycmd_meter *m, char *err, size_t errlen)
 {
 	/* sp: libssh's socket and the relay's; pin/pout/perr: the child's
 	 * stdin, stdout and (held) stderr.  Kept in one array so that every
@@ -343,6 +390,10 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 	r->to_child = pin[1];
 	r->from_child = pout[0];
 	r->err_child = perr[0];
+	if (m != NULL) {
+		atomic_fetch_add(&m->refs, 1);
+		r->meter = m;
+	}
 	if (hold != NULL) {
 		struct proxycmd_hold *h = xcalloc(1, sizeof(*h));
 
@@ -356,6 +407,7 @@ proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hol
 			free(r->hold);
 			*hold = NULL;
 		}
+		proxycmd_meter_unref(r->meter);
 		free(r);
 		close_open(fds, 8);
 		(void)proc_end(p, SIGHUP);

@@ -33,6 +33,17 @@ struct proxycmd_hold;
 int proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen);
 void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
+/* The same, with what the relay moves either way added to m (NULL: none):
+ * the bytes several proxies carry, counted where they pass, are what an
+ * SSM pool measures its goodput by.  The relays hold m until they end. */
+struct proxycmd_meter;
+int proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
+    struct proxycmd_meter *m, char *err, size_t errlen);
+/* A meter (one reference, the caller's), its count so far, and a
+ * reference given up (NULL-safe); the last one frees it. */
+struct proxycmd_meter *proxycmd_meter_new(void);
+unsigned long long proxycmd_meter_bytes(struct proxycmd_meter *m);
+void proxycmd_meter_unref(struct proxycmd_meter *m);
 /* Whether what the child wrote so far (and is still held) says what says()
  * recognises (policy/awsmsg: text, len bytes), waiting up to wait_ms for
  * more to come (its last words may trail its exit).  NULL-safe (false). */

@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* pool_impl: the state of a pool and of each of its jobs (pool.c's, kept
- * apart so that pool.c holds only what the pool does). */
-#ifndef FSCP_POOL_IMPL_H
-#define FSCP_POOL_IMPL_H
+/* pool_int: the pool's state, shared by pool.c (connecting, handing out)
+ * and pool_wave.c (the pacer that starts an SSM pool's later waves). */
+#ifndef FSCP_POOL_INT_H
+#define FSCP_POOL_INT_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "policy/options.h"
+#include "policy/route.h"
 #include "policy/sshcfg.h"
-#include "transport/sshconn.h"
 #include "sftp/sftp.h"
+#include "transport/sshconn.h"
+#include "transport/stream.h"
 #include "session/pool.h"
+
+struct proxycmd_meter;
 
 struct pool_job {
 	const struct fscp_opts *o;
@@ -36,6 +40,10 @@ struct pool_job {
 	bool unused;		/* a channel slot the connection did not open */
 	int abort_fd;		/* a dup of its socket while it connects, under
 				   pool->lock; -1 when none */
+	/* An SSM pool's measuring (the pacer's, pool_wave.c) */
+	double start_s;		/* its thread started, seconds from t0 */
+	int wave_no;		/* the wave it started in (from 1) */
+	double up_cpu_s;	/* its proxy's CPU once it came up; < 0: not yet */
 };
 
 /* Connections being opened side by side, each with up to per SFTP
@@ -57,18 +65,23 @@ struct pool {
 	double delay_s;		/* the first connection waits this long after t0 */
 	double first_ms;	/* the first connection's banner came after this
 				   (-1: none within a second); 0: not yet */
-	int wave;		/* > 0: connections started together, ... */
-	double wave_s;		/* ... one wave every wave_s seconds (SSM) */
-	pthread_t pacer;	/* starts the later waves, ... */
-	bool has_pacer;		/* ... when there is one */
-	bool expanded;		/* ... it has */
-	int started;		/* connections whose thread was started */
-	int limit;		/* no more than this many are started */
+	int wave;		/* > 0: SSM sessions start in waves of this many,
+				   when measurements say (pool_wave.c) */
+	int waves;		/* waves started so far */
+	long long bytes;	/* the copy's size; -1: not known yet */
+	bool fixed;		/* the user set the count (FSCP_CONNECTIONS) */
+	double start_cpu_s;	/* FSCP_SSM_START_CPU; 0: measured */
+	struct proxycmd_meter *meter;	/* bytes the SSM proxies moved */
 	int planned;		/* connections the plan started with */
 	int held;		/* the last held connections wait for the climb
 				   (pool_climb): not started, not given up */
 	bool climbing;		/* ... and the copy waits for them too */
 	int climbed;		/* connections the climb started */
+	pthread_t pacer;	/* starts the later waves, ... */
+	bool has_pacer;		/* ... when there is one */
+	bool expanded;		/* ... it has */
+	int started;		/* connections whose thread was started */
+	int limit;		/* no more than this many are started */
 	bool sized;		/* the limit is final (else the pacer waits for
 				   the listing to set it: pool_trim) */
 	double t0, last;	/* start, and when the latest came up */
@@ -80,5 +93,12 @@ struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
+
+/* Under b->lock: start the connections up to (not including) upto. */
+void pool_start_upto(struct pool *b, int upto);
+/* Under b->lock: the connections not started are not wanted. */
+void pool_give_up(struct pool *b);
+/* The pacer's thread (pool_wave.c): starts the later waves. */
+void *pool_pacer(void *arg);
 
 #endif
