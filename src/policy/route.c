@@ -10,10 +10,10 @@
  * route_wave.c), then ~1.4 s of wall time (StartSession, websocket, agent
  * worker, ssh handshake), so sessions start in waves as wide as the cores
  * and route_ssm_sessions counts what each wave costs: a session is opened
- * only when it comes up early enough to shorten the copy.  N = 1 is exactly what scp does, so that is the
- * standard route.  A direct address with the right host key beats every
- * SSM variant even for a tiny copy (no SSM start-up at all), so ssm-direct
- * does not depend on S.
+ * only when it comes up early enough to shorten the copy.  N = 1 is
+ * exactly what scp does, so that is the standard route.  A direct address
+ * with the right host key beats every SSM variant even for a tiny copy (no
+ * SSM start-up at all), so ssm-direct does not depend on S.
  *
  * ControlMaster.  A fresh connection costs a handshake and authentication:
  * tens of ms on loopback/LAN, 3-4 round trips on a WAN.  It pays when
