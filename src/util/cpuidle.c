@@ -9,26 +9,12 @@
  * not is the share of the quota that was free. */
 #include "config.h"
 #include "util/cpuidle.h"
+#include "util/proc.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A file's text (at most len - 1 bytes) into buf; false when unreadable. */
-static bool
-cpuidle_read(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (f == NULL)
-		return false;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return n > 0;
-}
 
 void
 cpuidle_parse_stat(const char *text, bool (*allowed)(int cpu, void *arg), void *arg,
@@ -89,7 +75,7 @@ cpuidle_cgroup_dir(char *dir, size_t len, bool *v2)
 	char text[2048], probe[1200];
 	bool found = false;
 
-	if (!cpuidle_read("/proc/self/cgroup", text, sizeof(text)))
+	if (!proc_read_text("/proc/self/cgroup", text, sizeof(text)))
 		return false;
 	for (char *line = strtok(text, "\n"); line != NULL && !found; line = strtok(NULL, "\n")) {
 		char *ctl = strchr(line, ':'), *cg = ctl ? strchr(ctl + 1, ':') : NULL;
@@ -133,22 +119,22 @@ cpuidle_sample_cgroup(struct cpuidle_sample *s)
 		return;
 	if (v2) {
 		snprintf(path, sizeof(path), "%s/cpu.max", dir);
-		if (!cpuidle_read(path, val, sizeof(val)) ||
+		if (!proc_read_text(path, val, sizeof(val)) ||
 		    sscanf(val, "%lld %lld", &quota, &period) != 2)
 			quota = -1;
 	} else {
 		snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", dir);
-		if (cpuidle_read(path, val, sizeof(val)))
+		if (proc_read_text(path, val, sizeof(val)))
 			quota = strtoll(val, NULL, 10);
 		snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir);
-		if (cpuidle_read(path, val, sizeof(val)))
+		if (proc_read_text(path, val, sizeof(val)))
 			period = strtoll(val, NULL, 10);
 	}
 	if (quota <= 0 || period <= 0)
 		return;
 	s->quota_cores = (double)quota / (double)period;
 	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
-	if (cpuidle_read(path, val, sizeof(val)))
+	if (proc_read_text(path, val, sizeof(val)))
 		cpuidle_parse_cgstat(val, s);
 }
 
@@ -160,7 +146,7 @@ cpuidle_sample(struct cpuidle_sample *s)
 	bool mask = sched_getaffinity(0, sizeof(set), &set) == 0;
 
 	memset(s, 0, sizeof(*s));
-	if (cpuidle_read("/proc/stat", text, sizeof(text)))
+	if (proc_read_text("/proc/stat", text, sizeof(text)))
 		cpuidle_parse_stat(text, mask ? cpuidle_in_mask : NULL, &set, s);
 	cpuidle_sample_cgroup(s);
 }

@@ -685,18 +685,18 @@ proc_output_free(struct proc_output *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* The first line of a file, into buf; false when it cannot be read. */
-static bool
-proc_read_line(const char *path, char *buf, size_t len)
+bool
+proc_read_text(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
-	bool ok;
+	size_t n;
 
 	if (f == NULL)
 		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
 	fclose(f);
-	return ok;
+	return n > 0;
 }
 
 /* The CPUs this process's cgroup may use (its CPU quota, rounded up),
@@ -724,7 +724,7 @@ proc_cgroup_cpus(void)
 
 			for (size_t i = 0; i < 2 && quota < 0; i++) {
 				snprintf(path, sizeof(path), "%s%s/cpu.max", roots[i], cg);
-				if (proc_read_line(path, val, sizeof(val)) &&
+				if (proc_read_text(path, val, sizeof(val)) &&
 				    sscanf(val, "%lld %lld", &quota, &period) != 2)
 					quota = -1;
 			}
@@ -733,11 +733,11 @@ proc_cgroup_cpus(void)
 
 			for (size_t i = 0; i < 2 && quota < 0; i++) {
 				snprintf(path, sizeof(path), "%s%s/cpu.cfs_quota_us", roots[i], cg);
-				if (!proc_read_line(path, val, sizeof(val)) ||
+				if (!proc_read_text(path, val, sizeof(val)) ||
 				    sscanf(val, "%lld", &quota) != 1)
 					continue;
 				snprintf(path, sizeof(path), "%s%s/cpu.cfs_period_us", roots[i], cg);
-				if (!proc_read_line(path, val, sizeof(val)) ||
+				if (!proc_read_text(path, val, sizeof(val)) ||
 				    sscanf(val, "%lld", &period) != 1)
 					quota = -1;
 			}

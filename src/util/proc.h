@@ -104,5 +104,8 @@ void proc_output_free(struct proc_output *o);
  * affinity and its cgroup's CPU quota (rounded up).  What the route sizes
  * CPU-bound work by. */
 int proc_cores(void);
+/* A small file's text (a /proc or cgroup file: at most len - 1 bytes),
+ * into buf; false when it cannot be read or is empty. */
+bool proc_read_text(const char *path, char *buf, size_t len);
 
 #endif
