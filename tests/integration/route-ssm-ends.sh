@@ -76,9 +76,13 @@ starts() { grep -c 'ssm start-session' "$FSCP_FAKE_AWS_LOG"; }
 lookups() { grep -c 'ec2 describe-instances' "$FSCP_FAKE_AWS_LOG"; }
 
 # run NAME WANT_RC ACTION PROG ARGS...: PROG in a session of its own (its
-# pid is the session's id); ACTION: "-" none, "SIG@S" signal SIG to it after
-# S seconds ("-SIG@S": to its process group, as a terminal's ^C), "drop@S"
-# kill one simulator session after S seconds.  Then the checks.
+# pid is the session's id); ACTION: "-" none, "SIG@WHEN" signal SIG to it
+# ("-SIG@WHEN": to its process group, as a terminal's ^C), "drop@WHEN" kill
+# one simulator session.  WHEN is "cli", once the first CLI has started (so
+# in its start-up, which burns the CPU the case gives it), or a file's
+# path, once 2 MiB of it are written (mid-copy).  Polled, not timed: a
+# sanitizer build on a loaded machine can take longer than any fixed time
+# to reach main(), where fscp takes its signals.  Then the checks.
 run() {
 	local name=$1 want=$2 action=$3 prog=$4 pid rc sims0 left sig at dog t0=$SECONDS
 	shift 4
@@ -103,21 +107,19 @@ run() {
 		kill -KILL "$pid"
 	) &
 	dog=$!
-	case $action in
-	-) ;;
-	drop@*)
-		sleep "${action#drop@}"
-		# One of the sessions that came up after the first.
-		kill "$(tail -n +"$((sims0 + 2))" "$FSCP_SSM_SIM_LOG" | head -1 | cut -d' ' -f1)" 2>/dev/null ;;
-	-*@*)
+	if [ "$action" != - ]; then
 		sig=${action%@*} at=${action#*@}
-		sleep "$at"
-		kill "-${sig#-}" -- "-$pid" ;;
-	*@*)
-		sig=${action%@*} at=${action#*@}
-		sleep "$at"
-		kill "-$sig" "$pid" ;;
-	esac
+		case $at in
+		cli) wait_lines "$FSCP_FAKE_AWS_LOG" 'ssm start-session' 1 ;;
+		*) wait_bytes "$at" $((2 << 20)) ;;
+		esac
+		case $sig in
+		drop)	# One of the sessions that came up after the first.
+			kill "$(tail -n +"$((sims0 + 2))" "$FSCP_SSM_SIM_LOG" | head -1 | cut -d' ' -f1)" 2>/dev/null ;;
+		-*) kill "-${sig#-}" -- "-$pid" ;;
+		*) kill "-$sig" "$pid" ;;
+		esac
+	fi
 	wait "$pid"
 	rc=$?
 	left=$(leftovers "$pid" "$sims0")
@@ -151,13 +153,10 @@ auto_download() {	# name host max-starts: a 6-byte download, FSCP_SSM_DIRECT=aut
 	check "$1" "1 describe-instances call ($LOOKUPS)" test "$LOOKUPS" -eq 1
 }
 
-cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
-		# 20 MiB cases that end as others do are left out)
-	local env=$1 ms=$2 all=$3 t1 t2 name
+cases() {	# label cpu-ms all (all=0: the 20 MiB cases that end as others
+		# do are left out)
+	local env=$1 ms=$2 all=$3 name
 	export FSCP_FAKE_AWS_START_CPU_MS=$ms FSCP_FAKE_AWS_CPU_MS=$ms
-	# In the CLIs' start-up, and mid-copy of 20 MiB.
-	t1=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 / 2 }')
-	t2=$(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 * 3 + 0.5 }')
 
 	name="$env: 6-byte download"
 	rm -f dst/*
@@ -181,24 +180,31 @@ cases() {	# label cpu-ms all (the signal times scale with cpu-ms; all=0: the
 	same "$name" "$SSHD_HOME/dst/tiny.txt" src/tiny.txt
 
 	run "$env: download of a missing file" 1 - "$FSCP" "$I_PAR:src/missing" dst/
-	run "$env: SIGINT to the group in the CLI's start-up" 1 "-INT@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
-	run "$env: SIGTERM in the CLI's start-up" 1 "TERM@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
-	run "$env: SIGHUP in the CLI's start-up" 1 "HUP@$t1" "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	run "$env: SIGINT to the group in the CLI's start-up" 1 -INT@cli "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	run "$env: SIGTERM in the CLI's start-up" 1 TERM@cli "$FSCP" "$I_PAR:src/tiny.txt" dst/
+	run "$env: SIGHUP in the CLI's start-up" 1 HUP@cli "$FSCP" "$I_PAR:src/tiny.txt" dst/
 	# ssh's route (6 bytes up: one session, as scp): ssh and its ProxyCommand.
-	run "$env: SIGTERM to an upload on ssh's route" 1 "TERM@$t1" "$FSCP" src/tiny.txt "$I_PAR:dst/"
+	run "$env: SIGTERM to an upload on ssh's route" 1 TERM@cli "$FSCP" src/tiny.txt "$I_PAR:dst/"
 
 	name="$env: 20 MiB download"
 	rm -f dst/*
 	run "$name" 0 - "$FSCP" "$I_PAR:src/big.bin" dst/
 	same "$name" dst/big.bin src/big.bin
-	[ "$all" = 1 ] &&
-		run "$env: 20 MiB download, SIGINT to the group mid-copy" 1 "-INT@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
-	run "$env: 20 MiB download, SIGTERM mid-copy" 1 "TERM@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
-	[ "$all" = 1 ] &&
-		run "$env: 20 MiB upload, SIGHUP mid-copy" 1 "HUP@$t2" "$FSCP" src/big.bin "$I_PAR:dst/"
+	# Mid-copy: once 2 MiB of the destination are written (each case
+	# starts without one: a copy writes in place, over what was there).
+	if [ "$all" = 1 ]; then
+		rm -f dst/big.bin
+		run "$env: 20 MiB download, SIGINT to the group mid-copy" 1 -INT@dst/big.bin "$FSCP" "$I_PAR:src/big.bin" dst/
+	fi
+	rm -f dst/big.bin
+	run "$env: 20 MiB download, SIGTERM mid-copy" 1 TERM@dst/big.bin "$FSCP" "$I_PAR:src/big.bin" dst/
+	if [ "$all" = 1 ]; then
+		rm -f "$SSHD_HOME/dst/big.bin"
+		run "$env: 20 MiB upload, SIGHUP mid-copy" 1 "HUP@$SSHD_HOME/dst/big.bin" "$FSCP" src/big.bin "$I_PAR:dst/"
+	fi
 	name="$env: 20 MiB download, a session dropped mid-copy"
 	rm -f dst/*
-	run "$name" 0 "drop@$t2" "$FSCP" "$I_PAR:src/big.bin" dst/
+	run "$name" 0 drop@dst/big.bin "$FSCP" "$I_PAR:src/big.bin" dst/
 	same "$name" dst/big.bin src/big.bin
 }
 

@@ -245,11 +245,7 @@ head -c $((6 << 20)) /dev/urandom >"$FSCP_WORK/pk/six.bin"
 rm -f "$SSHD_HOME/pk.bin"
 (
 	# Once the copy is under way (polled: a loaded machine starts late).
-	n=0
-	while [ "$(stat -c %s "$SSHD_HOME/pk.bin" 2>/dev/null || echo 0)" -lt $((1 << 20)) ] && [ $n -lt 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_bytes "$SSHD_HOME/pk.bin" $((1 << 20))
 	pkill -n -f "ssm-sim 127.0.0.1:$SSHD_PORT\$" 2>/dev/null
 ) &
 pk=$!

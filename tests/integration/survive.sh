@@ -37,6 +37,8 @@ cd "$W" || exit 99
 
 # shellcheck source=../lib/checks.sh
 . "$srcroot/tests/lib/checks.sh" || exit 99
+# shellcheck source=../lib/wait.sh
+. "$srcroot/tests/lib/wait.sh" || exit 99
 
 head -c $((32 << 20)) /dev/urandom >src.bin
 mkdir -p tree
@@ -48,16 +50,6 @@ LIMIT=80000
 sessions() { pgrep -P "$SSHD_PID"; }
 # One of this copy's, not an earlier case's still closing (tests/lib/sshd.sh).
 kill_one_session() { fscp_sshd_kill_new_session "$1"; }
-# wait_bytes FILE N: until FILE holds N bytes (at most 60 s, polled): what
-# happens "during a copy" happens once the copy is under way, however slow
-# the machine is to start it.
-wait_bytes() {
-	local n=0
-	while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -lt "$2" ] && [ $n -lt 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-}
 kill_sessions() { wait_bytes "$1" $((2 << 20)); for p in $(sessions); do kill "$p" 2>/dev/null; done; }
 # Run PROG ARGS... in its own session with a time bound, stderr to $W/err,
 # its exit status in $rc; afterwards nothing it started may be left.

@@ -36,6 +36,8 @@ FSCP_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FSCP_LIB_DIR/sshd.sh"
 # shellcheck source=tests/lib/checks.sh
 . "$FSCP_LIB_DIR/checks.sh"
+# shellcheck source=tests/lib/wait.sh
+. "$FSCP_LIB_DIR/wait.sh"
 
 SCP=${SCP:-/usr/bin/scp}
 # The system python: a version-manager shim on PATH can cost a second a call.
