@@ -380,14 +380,22 @@ out:
 }
 
 /* A channel nobody took: no goodbye waited for on it (a far speculative
- * connection cut short would otherwise cost a round trip per channel). */
+ * connection cut short would otherwise cost a round trip per channel).
+ * The job's fields are cleared under b->lock (the SSM pacer reads the
+ * pids under it), the undo itself done outside it. */
 static void
 pool_job_undo(struct pool_job *j)
 {
-	j->pool->dial->undo(j->sftp, j->ssh, j->pid);
+	struct pool *b = j->pool;
+	struct pool_conn c;
+
+	pthread_mutex_lock(&b->lock);
+	c = (struct pool_conn){ .sftp = j->sftp, .ssh = j->ssh, .pid = j->pid };
 	j->sftp = NULL;
 	j->ssh = NULL;
 	j->pid = 0;
+	pthread_mutex_unlock(&b->lock);
+	b->dial->undo(c.sftp, c.ssh, c.pid);
 }
 
 /* Stop what is still connecting (hang up on its proxy, shut its socket
