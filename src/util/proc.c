@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* proc: every child fscp starts is forked here and registered from its
- * fork to its reap, so that one owner ends them all whichever way fscp
+/* proc: every child fscp starts is started here and registered from its
+ * start to its reap, so that one owner ends them all whichever way fscp
  * ends (proc.h says how).  The registry is process-wide state, as
  * children and signal dispositions are. */
 #include "config.h"
@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,8 @@ static struct {
 	pid_t *sessions;	/* the sessions our group children lead: what
 				   they leave is ours to end, even reaped */
 	size_t nsessions, capsessions;
+	bool spawned;		/* a child was ever started: only then can
+				   an orphan be adopted */
 	bool ending;		/* proc_end_all ran: no new child */
 	bool signalled;		/* ... for a signal, whose end is fscp's */
 } proc_reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -256,6 +259,74 @@ proc_child(const struct proc_spec *s)
 	_exit(s->exec_status);
 }
 
+/* The usual way: posix_spawn shares fscp's memory with the child until
+ * its exec (glibc clones with CLONE_VM | CLONE_VFORK), so the copy's
+ * threads pay neither for a copy of the page tables nor for the
+ * copy-on-write faults that follow a fork, once per page they write.
+ * Does what proc_child does, in the same order.  Any failure, an exec
+ * that failed among them, returns -1 with no child left: the caller then
+ * forks, and that child says what failed as scp's would. */
+static pid_t
+proc_spawn_shared(const struct proc_spec *s)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	int fds[3] = { s->in, s->out, s->err }, moved[3] = { -1, -1, -1 }, rc = -1;
+	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+	const char *file = s->file != NULL ? s->file : s->argv[0];
+	pid_t pid = -1;
+
+	if (s->group) {
+#ifdef POSIX_SPAWN_SETSID
+		flags |= POSIX_SPAWN_SETSID;
+#else
+		return -1;
+#endif
+	}
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -1;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
+	}
+	/* A descriptor below 3 that another target needs is copied out of
+	 * the way first (close-on-exec: only its dup2 reaches the child). */
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0 && fds[i] < 3 && fds[i] != i &&
+		    (fds[i] = moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			goto out;
+	for (int i = 0; i < 3; i++) {
+		int r = 0;
+
+		if (fds[i] == PROC_NULL)
+			r = posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
+			    i == 0 ? O_RDONLY : O_WRONLY, 0);
+		else if (fds[i] != PROC_KEEP)	/* fds[i] == i: clears close-on-exec */
+			r = posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+		if (r != 0)
+			goto out;
+	}
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	for (size_t i = 0; i < sizeof(proc_end_signals) / sizeof(proc_end_signals[0]); i++)
+		sigaddset(&dfl, proc_end_signals[i]);
+	if (posix_spawnattr_setflags(&at, flags) != 0 ||
+	    posix_spawnattr_setsigmask(&at, &none) != 0 ||
+	    posix_spawnattr_setsigdefault(&at, &dfl) != 0)
+		goto out;
+	rc = s->search_path ? posix_spawnp(&pid, file, &fa, &at, s->argv, environ) :
+	    posix_spawn(&pid, file, &fa, &at, s->argv, environ);
+out:
+	for (int i = 0; i < 3; i++)
+		if (moved[i] >= 0)
+			close(moved[i]);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc == 0 ? pid : -1;
+}
+
 pid_t
 proc_spawn(const struct proc_spec *s, char *err, size_t errlen)
 {
@@ -276,7 +347,8 @@ proc_spawn(const struct proc_spec *s, char *err, size_t errlen)
 		proc_reg.cap = proc_reg.cap ? proc_reg.cap * 2 : 16;
 		proc_reg.c = xrealloc(proc_reg.c, proc_reg.cap * sizeof(*proc_reg.c));
 	}
-	pid = fork();
+	if ((pid = proc_spawn_shared(s)) < 0)
+		pid = fork();
 	if (pid < 0) {
 		pthread_mutex_unlock(&proc_reg.lock);
 		if (err != NULL && errlen > 0)
@@ -301,6 +373,7 @@ proc_spawn(const struct proc_spec *s, char *err, size_t errlen)
 		proc_reg.sessions[proc_reg.nsessions++] = pid;
 	}
 	proc_reg.c[proc_reg.n++] = (struct proc_child){ .pid = pid, .group = s->group };
+	proc_reg.spawned = true;
 	pthread_mutex_unlock(&proc_reg.lock);
 	return pid;
 }
@@ -500,7 +573,8 @@ proc_end_all(int sig)
 			}
 		}
 	}
-	proc_end_adopted();
+	if (proc_reg.spawned)
+		proc_end_adopted();
 	pthread_mutex_unlock(&proc_reg.lock);
 }
 

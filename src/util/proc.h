@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* proc: child processes (spawn with given stdio, capture with a timeout,
- * reap, end), the one place fscp forks and execs.
+ * reap, end), the one place fscp starts programs.
  *
  * Every caller used to fork/exec/wait on its own; they differed only in
  * the child's stdio, PATH search, the message printed when exec fails and
@@ -43,8 +43,10 @@ struct proc_spec {
 				   ssh: it reads passwords from the terminal. */
 };
 
-/* Fork and exec.  The descriptors given are the child's only inherited
- * ones besides those without close-on-exec; SIGPIPE is reset to default.
+/* Start a program (posix_spawn; fork and exec where that fails, so that
+ * the child says why).  The descriptors given are the child's only
+ * inherited ones besides those without close-on-exec; SIGPIPE and the
+ * ending signals are reset to default, none blocked.
  * Returns the pid, or -1 with err set ("fork: ..."). */
 pid_t proc_spawn(const struct proc_spec *s, char *err, size_t errlen);
 
