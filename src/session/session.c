@@ -580,6 +580,15 @@ session_open_standard(struct session *s, const struct fscp_opts *o, struct sessi
  * CPU since it started is measured again). */
 #define SESSION_LOOKUP_POLL_S	0.05
 
+/* -v: the SSM sessions that start before the listing tells the size. */
+static void
+session_say_limit(int limit)
+{
+	if (limit > 0)
+		log_verbose("size unknown: %d SSM session%s start%s until the listing tells it",
+		    limit, limit == 1 ? "" : "s", limit == 1 ? "s" : "");
+}
+
 /* An SSM download of unknown size whose direct address is looked for
  * (f->direct_later): the lookup runs on its own thread, and the plan's
  * first sessions (beside of them, from h) start beside it as soon as the
@@ -624,9 +633,7 @@ session_open_looking(struct session *s, const struct fscp_opts *o, struct facts 
 	}
 	if (beside)
 		return session_bypass_wait(s, &one, true);
-	if (h->limit > 0)
-		log_verbose("size unknown: %d SSM sessions start until the listing tells it",
-		    h->limit);
+	session_say_limit(h->limit);
 	return session_open_bypass(s, o, h, true);
 }
 
@@ -654,9 +661,7 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 	if (f->direct_later) {
 		n = session_open_looking(s, o, f, &h, p->beside);
 	} else {
-		if (h.limit > 0)
-			log_verbose("size unknown: %d SSM sessions start until the listing tells it",
-			    h.limit);
+		session_say_limit(h.limit);
 		n = session_open_bypass(s, o, &h, p->pool.staged);
 	}
 	if (n > 0) {
