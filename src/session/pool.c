@@ -226,6 +226,20 @@ pool_job_socket(void *arg, int fd)
 	pthread_mutex_unlock(&j->pool->lock);
 }
 
+/* The connections the copy runs on, started or about to be: the plan's
+ * and the climb's so far, not the room the climb may still take (the
+ * channels of each are sized for the total, route_channels). */
+static int
+pool_running(struct pool *b)
+{
+	int n;
+
+	pthread_mutex_lock(&b->lock);
+	n = b->planned + b->climbed;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
 /* The first connection's banner came: a far server's others start now. */
 static void
 pool_first_byte(void *arg, double ms)
@@ -347,7 +361,7 @@ pool_connect_one(void *arg)
 	/* A far server gives every channel its own window: what more round
 	 * trips in flight need, without another handshake. */
 	got = j->pool->dial->streams(j->ssh, j->pool->per > 1 ?
-	    route_channels(rtt, j->pool->n / j->pool->per, j->pool->per) : 1, st, j->err,
+	    route_channels(rtt, pool_running(j->pool), j->pool->per) : 1, st, j->err,
 	    sizeof(j->err));
 	if (got < 1) {
 		j->rc = SSHCONN_ERR_CHANNEL;
