@@ -50,6 +50,8 @@ struct session {
 	char *host, *user;
 	int port;
 	enum route_kind route;
+	bool upload;		/* opened knowing the size: the copy writes
+				   to this host (the pools' channels) */
 	/* The engine's joiner thread adds connections (session_next_conn)
 	 * while the main thread may reconnect, reserve room or drop them:
 	 * lock guards every write of conns, ssh, proxy_pids and nconns.
@@ -79,10 +81,11 @@ static double session_rtt(const struct session *s);
 
 /* The pool a plan says, made with proxy, direct and compress. */
 static struct pool_how
-session_how(const struct route_pool_plan *p, const char *proxy, const char *direct,
-    bool compress)
+session_how(const struct session *s, const struct route_pool_plan *p, const char *proxy,
+    const char *direct, bool compress)
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
+		.upload = s->upload,
 		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
@@ -657,7 +660,7 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 		log_verbose("data compresses well: zlib on over SSM");
 		compress = true;
 	}
-	h = session_how(&p->pool, proxy, f->direct, compress);
+	h = session_how(s, &p->pool, proxy, f->direct, compress);
 	if (f->direct_later) {
 		n = session_open_looking(s, o, f, &h, p->beside);
 	} else {
@@ -687,7 +690,7 @@ session_open_spec(struct session *s, const struct fscp_opts *o, const struct rou
 	if (p->spec.via_proxy && (proxy = facts_proxy_command(o, s->cfg)) == NULL)
 		return;
 	log_debug(1, "%s", p->spec_why);
-	h = session_how(&p->spec, proxy, NULL, p->compress);
+	h = session_how(s, &p->spec, proxy, NULL, p->compress);
 	(void)session_open_bypass(s, o, &h, p->spec.staged);
 	if (p->spec_lists_ms > 0)
 		(void)session_spec_lists(s, p->spec_lists_ms);
@@ -708,6 +711,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	s->host = xstrdup(host);
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
+	s->upload = bytes >= 0 && want == 0;
 	facts_gather(&f, o, host, user, port, bytes, want, false);
 	s->cfg = f.cfg;
 	facts_route(&f, o, want, &s->facts);
@@ -794,7 +798,7 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (adopted > 0)
 		log_verbose("the connection opened while listing joins the copy");
 	want -= adopted;
-	h = session_how(&g.pool, proxy, NULL, s->facts.compress);
+	h = session_how(s, &g.pool, proxy, NULL, s->facts.compress);
 	h.n = want;
 	if (want > 0) {
 		(void)session_open_bypass(s, o, &h, g.pool.staged);
@@ -832,7 +836,7 @@ session_reconnect(struct session *s, const struct fscp_opts *o)
 		return NULL;
 	s->climb.on = false;	/* the pool it climbed in is ended */
 	route_plan_reconnect(&p);
-	h = session_how(&p, s->bypass_proxy, s->bypass_direct, s->bypass_compress);
+	h = session_how(s, &p, s->bypass_proxy, s->bypass_direct, s->bypass_compress);
 	if (session_open_bypass(s, o, &h, false) <= 0 || s->nconns == had)
 		return NULL;
 	return s->conns[s->nconns - 1];
