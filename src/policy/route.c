@@ -203,6 +203,19 @@ route_channels(double rtt_ms, int conns, int max)
 	return n < 1 ? 1 : n > max ? max : (int)n;
 }
 
+/* Each channel's WRITEs are bound by its window, so a far upload needs the
+ * channels for its round trip on the connections it has (sized for a
+ * climb's room as well, four connections got one channel each and a far
+ * upload ran at a quarter of its windows).  A channel's READs keep the
+ * connection's whole budget in flight (route_tuning): more channels only
+ * cost a download CPU (at 50 ms four each were slower and took a quarter
+ * more CPU), so it shares them out among all it may come to. */
+int
+route_channel_conns(bool upload, int running, int all)
+{
+	return upload || all < running ? running : all;
+}
+
 /* A server this near (the same host or a LAN) is not held back by windows
  * or round trips; the copy is bound by CPU, and more connections than half
  * the local cores only compete for it.  The round trip is one measured end

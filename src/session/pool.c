@@ -226,23 +226,19 @@ pool_job_socket(void *arg, int fd)
 	pthread_mutex_unlock(&j->pool->lock);
 }
 
-/* The connections a connection's channels are sized for (route_channels).
- * An upload: those the copy runs on, the plan's and the climb's so far,
- * not the room the climb may still take; each channel's WRITEs are bound
- * by its window, so a far upload needs the channels for its round trip.
- * A download: all it may come to, room included (one channel each when
- * far): a channel's READs keep the connection's whole budget in flight
- * (route_tuning), and at 50 ms four channels each cost a quarter more CPU
- * and were slower. */
+/* The connections a connection's channels are sized for
+ * (route_channel_conns): those that run (the plan's and the climb's so
+ * far) and all the pool may come to. */
 static int
 pool_channel_conns(struct pool *b)
 {
-	int n;
+	int running, all;
 
 	pthread_mutex_lock(&b->lock);
-	n = b->upload ? b->planned + b->climbed : b->n / b->per;
+	running = b->planned + b->climbed;
+	all = b->n / b->per;
 	pthread_mutex_unlock(&b->lock);
-	return n;
+	return route_channel_conns(b->upload, running, all);
 }
 
 /* The first connection's banner came: a far server's others start now. */
