@@ -259,6 +259,14 @@ proc_child(const struct proc_spec *s)
 	_exit(s->exec_status);
 }
 
+/* A dup2 action onto the descriptor itself clears its close-on-exec flag
+ * (POSIX 2024) only from glibc 2.29; before, such a child forks. */
+#if defined(__GLIBC__) && (__GLIBC__ < 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ < 29))
+#define PROC_SPAWN_DUP2_SAME 0
+#else
+#define PROC_SPAWN_DUP2_SAME 1
+#endif
+
 /* The usual way: posix_spawn shares fscp's memory with the child until
  * its exec (glibc clones with CLONE_VM | CLONE_VFORK), so the copy's
  * threads pay neither for a copy of the page tables nor for the
@@ -302,6 +310,8 @@ proc_spawn_shared(const struct proc_spec *s)
 		if (fds[i] == PROC_NULL)
 			r = posix_spawn_file_actions_addopen(&fa, i, "/dev/null",
 			    i == 0 ? O_RDONLY : O_WRONLY, 0);
+		else if (fds[i] == i && !PROC_SPAWN_DUP2_SAME)
+			r = -1;
 		else if (fds[i] != PROC_KEEP)	/* fds[i] == i: clears close-on-exec */
 			r = posix_spawn_file_actions_adddup2(&fa, fds[i], i);
 		if (r != 0)
