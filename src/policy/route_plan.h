@@ -167,6 +167,11 @@ struct route_ssm_wave_in {
 	int starting_runnable;	/* their processes running or waiting for a
 				   CPU now (a starved CLI burns little) */
 	double wave_cpu_s;	/* CPU the last wave's proxies burnt so far */
+	double starting_cpu_s;	/* of that, what its sessions not up burnt */
+	double cli_cpu_s;	/* mean CPU of an earlier wave's CLI start-up
+				   (-1: none measured) */
+	double tick_s;		/* how soon the pool measures again (0: never
+				   start ahead of the last wave's end) */
 	double idle_cores;	/* cores idle over the last interval, within
 				   what this process may use */
 	double start_cpu_s;	/* mean CPU of a session's proxy until it came up */

@@ -10,7 +10,9 @@
  * starts when the last one's CLIs are done with their start-up work
  * (their CPU stopped growing and none of their processes is running or
  * waiting for a CPU: on a busy machine a CLI at work may burn little), or
- * at once when whole cores are idle.
+ * when at the rate they burn they will be done before the next
+ * measurement (an earlier wave told what a start costs), or at once when
+ * whole cores are idle.
  *
  * How many sessions a copy is worth is route_ssm_sessions' count, at
  * first from the assumed start cost; once a session is up, from what its
@@ -37,7 +39,8 @@
 /* With no CPU idle, a wave has to raise the goodput by this much. */
 #define ROUTE_WAVE_GAIN		0.10
 
-enum { WHY_ALL, WHY_IDLE_CORE, WHY_BUSY, WHY_MEASURING, WHY_DONE, WHY_CLIMB, WHY_NO_GAIN };
+enum { WHY_ALL, WHY_IDLE_CORE, WHY_BUSY, WHY_MEASURING, WHY_DONE, WHY_SOON, WHY_CLIMB,
+	WHY_NO_GAIN };
 
 /* The sessions the copy is worth in all from the measured start, 0 when
  * nothing is measured yet (or the count is the user's). */
@@ -73,7 +76,7 @@ void
 route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *out)
 {
 	int wave = in->cores > 0 ? in->cores : 1, cap = in->limit, left;
-	double idle = in->idle_cores, gain;
+	double idle = in->idle_cores, gain, cpu_left = -1;
 	bool busy;
 
 	memset(out, 0, sizeof(*out));
@@ -107,6 +110,21 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		    "CLIs");
 		return;
 	}
+	/* The CLIs will be done before the next measurement, at the rate they
+	 * burn now and the CPU an earlier wave's start took: the next wave
+	 * starts now, with the cores they are about to free, so that no core
+	 * waits a tick for the measurement that would see them done. */
+	if (busy && in->tick_s > 0 && in->cli_cpu_s > 0 && in->starting_cpu > 0) {
+		cpu_left = in->starting * in->cli_cpu_s - in->starting_cpu_s;
+		if (cpu_left < 0)
+			cpu_left = 0;
+		if (cpu_left <= in->starting_cpu * in->tick_s) {
+			busy = false;
+			if (idle >= 0)
+				idle += in->starting_cpu;
+		} else
+			cpu_left = -1;
+	}
 	if (busy) {
 		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_BUSY, 0), R,
 		    "the last wave's CLIs are still "
@@ -115,6 +133,13 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		return;
 	}
 	/* The CLIs are done: a core free enough for the next ones. */
+	if (cpu_left >= 0 && (!(idle >= 0) || idle >= ROUTE_WAVE_IDLE)) {
+		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_SOON, wave), R,
+		    "the last wave's CLIs "
+		    "are done within %.2f s (%.2f s of CPU left at %.2f cores), %.1f cores "
+		    "idle then", in->tick_s, cpu_left, in->starting_cpu, idle);
+		return;
+	}
 	if (!(idle >= 0) || idle >= ROUTE_WAVE_IDLE) {
 		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_DONE, wave), R,
 		    "the last wave's CLIs are done "

@@ -170,8 +170,9 @@ wave_goodput(const struct pool *b, struct wave_meter *m, double now,
 static void
 wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 {
-	int started = b->started, wave = b->waves, starting = 0, nup = 0;
+	int started = b->started, wave = b->waves, starting = 0, nup = 0, ncli = 0;
 	double now, dt, own, busy = 0, rate = 0, wave_cpu = 0, sum_cpu = 0, sum_setup = 0;
+	double sum_cli = 0;
 	struct cpuidle_sample cpu1;
 
 	for (int c = 0; c < started; c++)
@@ -207,12 +208,24 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 			sum_setup += setup > 0 ? setup : 0;
 			nup++;
 		}
+		/* An earlier wave's CLI: what its start-up took (once up, until
+		 * then; before, all it burnt, its waves being done or nearly). */
+		if (j->wave_no < wave && (!j->done || j->rc == SSHCONN_OK)) {
+			double cli = j->up_cpu_s >= 0 ? j->up_cpu_s : m->cpu[c];
+
+			if (cli > 0) {
+				sum_cli += cli;
+				ncli++;
+			}
+		}
 		if (j->wave_no != wave)
 			continue;
 		if (m->cpu[c] >= 0)
 			wave_cpu += m->cpu[c];
 		if (!j->done) {
 			starting++;
+			if (m->cpu[c] >= 0)
+				in->starting_cpu_s += m->cpu[c];
 			in->starting_runnable += m->run[c];
 			if (m->cpu[c] < 0 || m->prev[c] < 0 || dt <= 0)
 				rate = -1;
@@ -223,6 +236,8 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 	in->starting = starting;
 	in->starting_cpu = starting > 0 ? rate : 0;
 	in->wave_cpu_s = wave_cpu;
+	in->cli_cpu_s = ncli > 0 ? sum_cli / ncli : -1;
+	in->tick_s = POOL_WAVE_TICK_S;
 	in->start_cpu_s = nup > 0 ? sum_cpu / nup : -1;
 	in->setup_s = nup > 0 ? sum_setup / nup : -1;
 	/* Idle within this process's share: the machine's idle CPU, but no
