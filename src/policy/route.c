@@ -229,10 +229,12 @@ route_near_connections(double rtt_ms, int cores)
 }
 
 /* Everything the engine is told about a route, from the round trip
- * (< 0: unknown).  The standard route is one ssh, as scp's: far from the
- * server it keeps at least what scp keeps in flight (a far upload with
- * 1 MiB in flight is slower than scp's 2 MiB, 0.78x at 50 ms); near, what
- * route_inflight_bytes found faster.  SSM sessions are capped by their
+ * (< 0: unknown).  The standard route is one ssh, as scp's, and keeps at
+ * least what scp keeps in flight, near or far: its data waits in ssh's
+ * buffers (and a master's), which the idle round trip does not show, so
+ * less runs the pipe dry between replies (far, 1 MiB was 0.78x of scp at
+ * 50 ms; near a master, 256 KiB was a tenth slower than 2 MiB).  SSM
+ * sessions are capped by their
  * data channel (~833 KiB/s): more in flight only queues in the proxy and
  * starves the other sessions, and small pieces keep every session busy to
  * the end.  Bypass connections: route_channels channels, which share the
@@ -242,8 +244,6 @@ route_near_connections(double rtt_ms, int cores)
 void
 route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
 {
-	bool near = rtt_ms >= 0 && rtt_ms < ROUTE_NEAR_MS;
-
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
 	t->chunk_max = 0;
@@ -255,12 +255,10 @@ route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
 		t->read_inflight = t->write_inflight = ROUTE_SSM_INFLIGHT;
 		return;
 	case ROUTE_STANDARD:
-		if (!near) {
-			if (t->read_inflight < ROUTE_SCP_INFLIGHT)
-				t->read_inflight = ROUTE_SCP_INFLIGHT;
-			if (t->write_inflight < ROUTE_SCP_INFLIGHT)
-				t->write_inflight = ROUTE_SCP_INFLIGHT;
-		}
+		if (t->read_inflight < ROUTE_SCP_INFLIGHT)
+			t->read_inflight = ROUTE_SCP_INFLIGHT;
+		if (t->write_inflight < ROUTE_SCP_INFLIGHT)
+			t->write_inflight = ROUTE_SCP_INFLIGHT;
 		return;
 	default:
 		t->channels = route_channels(rtt_ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);

@@ -462,14 +462,17 @@ START_TEST(tuning_model)
 {
 	struct route_tuning t;
 
-	/* scp's own pipeline is the floor on the standard route, far. */
+	/* scp's own pipeline is the floor on the standard route, far ... */
 	route_tuning(ROUTE_STANDARD, 50, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	ck_assert_uint_ge(t.read_inflight, ROUTE_SCP_INFLIGHT);
-	/* Near, what was measured faster. */
+	/* ... and near (a master's buffers between), and unmeasured. */
 	route_tuning(ROUTE_STANDARD, 0.1, &t);
-	ck_assert_uint_eq(t.write_inflight, ROUTE_INFLIGHT_MIN);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_SCP_INFLIGHT);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	route_tuning(ROUTE_STANDARD, -1, &t);
+	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	/* Far bypass: channels, reads shared, writes per channel. */
 	route_tuning(ROUTE_FRESH, 50, &t);
 	ck_assert_int_eq(t.channels, 4);
