@@ -515,7 +515,7 @@ proc_end_adopted(void)
 {
 	struct proc_adopted a = { .me = getpid(), .sid = getsid(0) };
 	static const int ladder[] = { SIGHUP, SIGHUP, SIGTERM, SIGKILL, SIGKILL };
-	bool none;
+	bool none, ended = false;
 
 	for (size_t step = 0; step < sizeof(ladder) / sizeof(ladder[0]); step++) {
 		double due = clock_now() + PROC_GRACE_S / 2;
@@ -524,6 +524,7 @@ proc_end_adopted(void)
 		(void)proc_scan(proc_adopted_one, &a, &none);
 		if (a.n == 0)
 			break;
+		ended = true;
 		for (size_t i = 0; i < a.n; i++)
 			kill(a.live[i], ladder[step]);
 		for (size_t i = 0; i < a.n; i++) {
@@ -533,8 +534,10 @@ proc_end_adopted(void)
 				(void)waitpid(a.live[i], NULL, WNOHANG);
 		}
 	}
+	/* The last zombies; a scan that found none alive reaped its own. */
 	a.n = 0;
-	(void)proc_scan(proc_adopted_one, &a, &none);	/* the last zombies */
+	if (ended)
+		(void)proc_scan(proc_adopted_one, &a, &none);
 	free(a.live);
 }
 
