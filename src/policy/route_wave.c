@@ -132,7 +132,7 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		    in->wave_cpu_s, in->starting_cpu, in->starting_runnable);
 		return;
 	}
-	/* The CLIs are done: a core free enough for the next ones. */
+	/* Done within a tick, with what they free a core for the next ones. */
 	if (cpu_left >= 0 && (!(idle >= 0) || idle >= ROUTE_WAVE_IDLE)) {
 		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_SOON, wave), R,
 		    "the last wave's CLIs "
@@ -140,6 +140,7 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 		    "idle then", in->tick_s, cpu_left, in->starting_cpu, idle);
 		return;
 	}
+	/* The CLIs are done: a core free enough for the next ones. */
 	if (!(idle >= 0) || idle >= ROUTE_WAVE_IDLE) {
 		snprintf(wave_act(out, ROUTE_WAVE_START, WHY_DONE, wave), R,
 		    "the last wave's CLIs are done "
