@@ -142,10 +142,10 @@ run_stop_conns(void *ctx)
 	session_stop_pending(((struct run *)ctx)->s);
 }
 
-static void
+static double
 run_tick(void *ctx, uint64_t moved, uint64_t total)
 {
-	session_tick(((struct run *)ctx)->s, moved, total);
+	return session_tick(((struct run *)ctx)->s, moved, total);
 }
 
 static struct sftp_conn *

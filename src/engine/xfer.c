@@ -130,6 +130,9 @@ xfer_join_thread(void *arg)
 			continue;
 		}
 		joining->started++;
+		pthread_mutex_lock(&x->lock);
+		x->njoined = joining->started;
+		pthread_mutex_unlock(&x->lock);
 	}
 	pthread_mutex_lock(&x->lock);
 	x->joiner_done = true;
@@ -138,6 +141,21 @@ xfer_join_thread(void *arg)
 	for (int i = 0; i < joining->started; i++)
 		pthread_join(joining->tids[i], NULL);
 	return NULL;
+}
+
+/* Under x->lock: the workers that joined at or after since take no more
+ * work (the climb found that their step lowered the goodput). */
+static void
+xfer_retire_since(struct xfer *x, double since)
+{
+	for (int i = 0; i < x->njoined; i++) {
+		struct worker *w = &x->joined[i];
+
+		if (w->joined_t >= since && !atomic_load(&w->retire)) {
+			atomic_store(&w->retire, true);
+			log_verbose("connection %d takes no more work", w->id);
+		}
+	}
 }
 
 int
@@ -167,6 +185,8 @@ xfer_run(struct xfer *x)
 	x->dead = false;
 	x->fatal[0] = '\0';
 	x->joiner_done = extra == 0;
+	x->joined = joining.ws;
+	x->njoined = 0;
 	/* Every connection gets a thread; this one waits for the outcome. */
 	for (int i = 0; i < x->nconns; i++) {
 		worker_init(&ws[started], x, x->conns[i], up, i + 1);
@@ -193,9 +213,12 @@ xfer_run(struct xfer *x)
 				continue;
 			}
 			pthread_mutex_unlock(&x->lock);
-			jr.tick(jr.ctx, xfer_moved_bytes(x), xfer_planned_bytes(x));
+			double since = jr.tick(jr.ctx, xfer_moved_bytes(x), xfer_planned_bytes(x));
+
 			tick_due = clock_now() + jr.tick_s;
 			pthread_mutex_lock(&x->lock);
+			if (since >= 0)
+				xfer_retire_since(x, since);
 			continue;
 		}
 		if (x->alive > 0 || !x->joiner_done) {

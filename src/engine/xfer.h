@@ -90,8 +90,10 @@ struct xfer_joiner {
 	 * on with, asked for once (NULL: none; may be unset). */
 	struct sftp_conn *(*reconnect)(void *ctx);
 	/* Every tick_s seconds while work is left (NULL: never), on the
-	 * thread that runs the copy: moved of total bytes are done. */
-	void (*tick)(void *ctx, uint64_t moved, uint64_t total);
+	 * thread that runs the copy: moved of total bytes are done.  Back: a
+	 * clock_now() time, from which the connections that joined take no
+	 * more work; < 0: none. */
+	double (*tick)(void *ctx, uint64_t moved, uint64_t total);
 	double tick_s;
 	void *ctx;
 	int max;

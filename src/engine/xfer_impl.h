@@ -209,6 +209,8 @@ struct xfer {
 	int taken;		/* tasks that workers hold and have not finished */
 	int alive;		/* workers running */
 	bool joiner_done;	/* no more connections will join */
+	struct worker *joined;	/* the workers of joining connections, */
+	int njoined;		/* ... started so far (under lock) */
 	bool dead;		/* every connection died with work left */
 	struct sftp_conn *fix_conn;	/* a live one after the run, for directories */
 	char fatal[256];		/* a lost run's last broken reply, in scp's words */
@@ -238,6 +240,8 @@ struct worker {
 	size_t nactive;
 	size_t max_active;
 	int id;				/* 1.. for -v */
+	double joined_t;		/* when it joined the copy (clock_now) */
+	atomic_bool retire;		/* take no more work (the main thread's) */
 	bool failed;			/* its connection died */
 	bool broken;			/* ... because the server broke the protocol */
 	char why[256];			/* why it failed, for -v */

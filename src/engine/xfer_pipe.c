@@ -252,7 +252,7 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
 	struct xfer_task *n;
 
 	if (!piece_hands_over(t) || t->outstanding != 0 || t->next_off < t->end || task_short(t) ||
-	    atomic_load(&f->failed))
+	    atomic_load(&f->failed) || atomic_load(&w->retire))
 		return NULL;
 	if ((n = xfer_next_piece(w->x, f, true)) == NULL)
 		return NULL;
@@ -313,7 +313,7 @@ task_step(struct worker *w, struct xfer_task *t)
 	 * download piece whose file has its next piece queued waits too: its
 	 * handle goes on to that piece (task_hand_over). */
 	if (t->f->dir == XFER_DOWN && t->outstanding > 0 && piece_hands_over(t) &&
-	    xfer_next_piece(w->x, t->f, false) != NULL)
+	    !atomic_load(&w->retire) && xfer_next_piece(w->x, t->f, false) != NULL)
 		return false;
 	if (t->f->dir == XFER_DOWN || task_only(t) || t->outstanding == 0) {
 		send_close(w, t);

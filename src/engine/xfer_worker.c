@@ -5,6 +5,7 @@
  * connection dies. */
 #include "config.h"
 #include "engine/xfer_impl.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -74,7 +75,7 @@ worker_run(struct worker *w)
 						return -1;
 				}
 			}
-			if (!sent && w->nactive < w->max_active &&
+			if (!sent && w->nactive < w->max_active && !atomic_load(&w->retire) &&
 			    sftp_tracked_bytes(w->tr) + worker_pending(w) < w->max_inflight_bytes) {
 				struct xfer_task *t = xfer_pop(x, sftp_tracked(w->tr) == 0 && w->nactive == 0);
 
@@ -87,9 +88,13 @@ worker_run(struct worker *w)
 		if (sftp_tracked(w->tr) == 0) {
 			worker_reap(w);
 			if (w->nactive == 0) {
-				struct xfer_task *t = xfer_pop(x, true);
+				struct xfer_task *t;
 
-				if (t == NULL)
+				/* Retired: its pieces are done, the others take
+				 * the rest; its connection idles until the end. */
+				if (atomic_load(&w->retire))
+					return 0;
+				if ((t = xfer_pop(x, true)) == NULL)
 					return 0;
 				worker_take(w, t);
 			}
@@ -196,6 +201,8 @@ worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up, int 
 	w->x = x;
 	w->c = c;
 	w->id = id;
+	w->joined_t = clock_now();
+	atomic_init(&w->retire, false);
 	w->tr = sftp_tracker_new(c);
 	w->max_inflight = x->p.nrequests;
 	if (w->max_inflight > XFER_MAX_REQUESTS)

@@ -51,6 +51,7 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
 #define ROUTE_NEAR_MS		2.0	/* a round trip under this: same host or LAN */
+#define ROUTE_FRESH_IDLE_CORES	1.0	/* beside a master, fresh ones need this idle */
 #define ROUTE_MAX_CHANNELS	8	/* SFTP channels on one connection (sshd's
 					   MaxSessions is 10 by default) */
 #define ROUTE_CHANNEL_MS	12.5	/* a round trip this long is worth a channel */
@@ -66,6 +67,9 @@ struct route_input {
 	double rtt_ms;		/* round trip measured on the listing connection;
 				   < 0 (or 0 in a zeroed input): not known */
 	int connections_wanted;	/* from env/option; 0 = choose */
+	bool idle_known;	/* idle_cores was measured (a zeroed input: no) */
+	double idle_cores;	/* CPUs idle since the session opened, within a
+				   cgroup quota */
 	int cores;		/* local CPUs (0: one) */
 	double ssm_start_cpu_s;	/* CPU time of one SSM CLI start; 0: the default */
 	enum route_force force;

@@ -163,7 +163,8 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
     struct route_growth *g)
 {
 	struct route_input in = { .cfg = f->cfg, .bytes = m->bytes, .master_live = f->master_live,
-		.connections_wanted = f->connections, .cores = f->cores, .rtt_ms = m->rtt_ms };
+		.connections_wanted = f->connections, .cores = f->cores, .rtt_ms = m->rtt_ms,
+		.idle_known = m->idle_cores >= 0, .idle_cores = m->idle_cores };
 	struct route_decision d;
 	struct route_pool_plan *b = &g->pool;
 
@@ -262,6 +263,19 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 		    c->conns);
 		return 0;
 	}
+	/* The last addition made the copy slower (more CPU, more sshd, more
+	 * streams than the path or the machine carries): its connections
+	 * stop taking work, and the copy goes on as before it. */
+	if (after && gain < 0 && c->last_add > 0) {
+		int back = c->last_add;
+
+		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%) with %d "
+		    "connections: the %d added last take no more work", c->before_Bps / 1e6,
+		    mbs, gain * 100, c->conns, back);
+		c->conns -= back;
+		c->last_add = 0;
+		return -back;
+	}
 	if (after && gain < ROUTE_CLIMB_GAIN) {
 		snprintf(reason, len, "climb: goodput %.1f -> %.1f MB/s (%+.0f%%) with %d "
 		    "connections, under +%.0f%%: it stops there", c->before_Bps / 1e6, mbs,
@@ -303,6 +317,7 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 	c->done = false;
 	c->before_Bps = m->goodput_Bps;
 	c->conns += add;
+	c->last_add = add;
 	return add;
 }
 

@@ -45,8 +45,8 @@ struct route_measure {
 				   connections; < 0: not measured */
 	bool listed_bypass;	/* the listing ran on a libssh connection */
 	double idle_cores;	/* CPUs idle on average since the session
-				   opened (/proc/stat); < 0: not measured.
-				   No rule reads it yet (issue 19) */
+				   opened (/proc/stat, within a cgroup quota);
+				   < 0: not measured */
 };
 
 /* One pool of connections to start. */
@@ -136,6 +136,7 @@ int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores)
 struct route_climb {
 	int conns;		/* connections the copy has or is opening */
 	double before_Bps;	/* goodput before the last addition; < 0: none */
+	int last_add;		/* connections the last addition started */
 	bool done;		/* no more additions */
 };
 struct route_climb_measure {
@@ -146,7 +147,9 @@ struct route_climb_measure {
 	int room;		/* connections that may still be added */
 };
 /* The next addition: connections to start now (0: none; c->done says
- * whether the climb is over), with -v's line in reason. */
+ * whether the climb is over), or, < 0, that many of the last addition
+ * take no more work (it lowered the goodput; the climb is over), with
+ * -v's line in reason. */
 int route_plan_climb(const struct route_facts *f, struct route_climb *c,
     const struct route_climb_measure *m, char *reason, size_t len);
 /* How long one interval of the climb lasts for a round trip of rtt_ms

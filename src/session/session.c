@@ -338,7 +338,7 @@ session_tick_s(const struct session *s)
 	return s->climb.on ? s->climb.interval_s / 5 : 0;
 }
 
-void
+double
 session_tick(struct session *s, uint64_t moved, uint64_t total)
 {
 	struct session_climb *c = &s->climb;
@@ -349,11 +349,11 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	int add;
 
 	if (!c->on)
-		return;
+		return -1;
 	/* An interval counts only once every connection started is in. */
 	if (pool_coming(s->pending) > 0) {
 		c->t0 = 0;
-		return;
+		return -1;
 	}
 	if (c->joining) {
 		c->join_s = now - c->add_t;
@@ -363,10 +363,10 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 		c->t0 = now;
 		c->b0 = moved;
 		cpuidle_sample(&c->cpu0);
-		return;
+		return -1;
 	}
 	if ((dt = now - c->t0) < c->interval_s)
-		return;
+		return -1;
 	cpuidle_sample(&now_cpu);
 	m.goodput_Bps = (double)(moved - c->b0) / dt;
 	m.idle_cores = cpuidle_cores(&c->cpu0, &now_cpu);
@@ -379,13 +379,15 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	if (c->st.done) {
 		pool_climb_end(s->pending);
 		c->on = false;
-		return;
+		/* The last step's connections joined after it started. */
+		return add < 0 ? c->add_t : -1;
 	}
 	add = pool_climb(s->pending, add);
 	c->room -= add;
 	c->add_t = now;
 	c->joining = add > 0;
 	c->t0 = 0;
+	return -1;
 }
 
 /* ---- what the command line reads ---------------------------------- */

@@ -62,8 +62,10 @@ int session_pending_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
 /* While the copy runs, now and then (the main thread): moved of total
  * bytes are done.  A route whose plan left room climbs (route_plan_climb):
- * more connections start while each addition raised the goodput. */
-void session_tick(struct session *s, uint64_t moved, uint64_t total);
+ * more connections start while each addition raised the goodput.  Back:
+ * when the last addition started (clock_now()) if it lowered the goodput,
+ * so that the connections that joined since take no more work; else < 0. */
+double session_tick(struct session *s, uint64_t moved, uint64_t total);
 /* How often session_tick wants to be called; 0: never (no climb). */
 double session_tick_s(const struct session *s);
 void session_stop_pending(struct session *s);

@@ -238,10 +238,12 @@ START_TEST(decide_after_listing)
 		{ &cfg_cm_auto, YES, 256 * MiB, 8.0, ROUTE_STANDARD },
 		{ &cfg_cm_auto, YES, 256 * MiB, 10.0, ROUTE_FRESH },
 		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
+		/* a near proxy or jump host: a second connection through it
+		 * does not pay (the listing ssh carries the copy) */
 		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
-		{ &cfg_nc, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
+		{ &cfg_nc, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
+		{ &cfg_nc, NO, 64 * MiB, 2.5, ROUTE_PROXIED },
 		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
-		/* a near jump host: a second connection through it does not pay */
 		{ &cfg_jump, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_jump, NO, 8 * MiB, 50, ROUTE_PROXIED },
 	};

@@ -196,8 +196,9 @@ static const struct grow_row {
 	  NO, "route fresh: no ControlMaster or SSM proxy; 16.0 MiB to move: 4 fresh" },
 	{ "not measured", { CFG_PLAIN, .cores = 2 }, 64 * MiB, -1, NO, YES, ROUTE_FRESH, 3,
 	  NO, YES, NO, "(after listing)" },
-	{ "proxy near big", { CFG_NC, .cores = 2 }, 64 * MiB, 0.1, NO, YES, ROUTE_PROXIED, 1,
-	  YES, YES, NO, "route proxied: ProxyCommand is not AWS SSM" },
+	{ "proxy near big", { CFG_NC, .cores = 2 }, 64 * MiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
+	  "route stays standard: ProxyCommand is not AWS SSM and no ControlMaster is live; "
+	  "the server answers within 2 ms" },
 	{ "proxy far", { CFG_NC, .cores = 2 }, 8 * MiB, 50, NO, YES, ROUTE_PROXIED, 1, YES,
 	  YES, NO, "(after listing)" },
 	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
@@ -218,14 +219,53 @@ static const struct grow_row {
 	  YES, ROUTE_FRESH, 3, YES, YES, NO, "ControlMaster socket /tmp/cm-old is live" },
 };
 
+/* Beside a master the copy goes on while fresh connections come up, on
+ * the same cores: with less than a whole core idle since the copy began
+ * (a cgroup quota counts) it stays on the master; without a master the
+ * one ssh is no match for fresh connections far away, idle or not. */
+START_TEST(plan_grow_idle)
+{
+	static const struct fact_row master = { CFG_CM_AUTO, YES, .cores = 2 };
+	static const struct fact_row plain = { CFG_PLAIN, .cores = 2 };
+	static const struct fact_row asked = { CFG_CM_AUTO, YES, .connections = 4, .cores = 2 };
+	struct route_input in;
+	struct route_facts f;
+	struct sshcfg cfg;
+	struct route_measure m = { .bytes = 64 * MiB, .rtt_ms = 10, .idle_cores = 0.6 };
+	struct route_growth g;
+
+	plan_facts(&master, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(!g.grow, "%s", g.reason);
+	ck_assert_msg(strstr(g.reason, "0.60 cores idle since the copy began: the copy (64.0 "
+	    "MiB) stays on the live master") != NULL, "%s", g.reason);
+	m.idle_cores = 1.0;
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH, "%s", g.reason);
+	sshcfg_free(&cfg);
+	/* The user's count is the user's. */
+	m.idle_cores = 0.2;
+	plan_facts(&asked, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH, "%s", g.reason);
+	sshcfg_free(&cfg);
+	m.rtt_ms = 50;
+	plan_facts(&plain, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH, "%s", g.reason);
+	sshcfg_free(&cfg);
+}
+END_TEST
+
 START_TEST(plan_grow_table)
 {
 	const struct grow_row *r = &grow_rows[_i];
 	struct route_input in;
 	struct route_facts f;
 	struct sshcfg cfg;
-	/* Idle CPU is measured, but no rule reads it yet: any value plans the same. */
-	static const double idle[] = { -1, 0, 1.5 };
+	/* Not measured, or a core idle and more: the rows' plans (less idle
+	 * beside a master: plan_grow_idle). */
+	static const double idle[] = { -1, 1.0, 1.5 };
 
 	plan_facts(&r->f, &cfg, r->bytes, false, &in, &f);
 	for (size_t k = 0; k < sizeof(idle) / sizeof(idle[0]); k++) {
@@ -415,6 +455,41 @@ START_TEST(plan_climb_table)
 }
 END_TEST
 
+/* A step that lowered the goodput is taken back: its connections take no
+ * more work and the climb is over; one that kept it (+5%) stays. */
+START_TEST(plan_climb_takes_back)
+{
+	struct route_facts f = { .cores = 2 };
+	struct route_climb c = { .conns = 4, .before_Bps = -1 };
+	struct route_climb_measure m = { .goodput_Bps = 100e6, .idle_cores = 1.2,
+		.left_s = 3, .join_s = 0.5, .room = 12 };
+	struct route_climb keep;
+	char why[256];
+
+	ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 4);
+	ck_assert_int_eq(c.conns, 8);
+	keep = c;
+	m.goodput_Bps = 90e6;
+	ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), -4);
+	ck_assert(c.done);
+	ck_assert_int_eq(c.conns, 4);
+	ck_assert_msg(strstr(why, "100.0 -> 90.0 MB/s (-10%) with 8 connections: the 4 added "
+	    "last take no more work") != NULL, "%s", why);
+	ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 0);
+	/* A small gain: no more, but nothing taken back. */
+	c = keep;
+	m.goodput_Bps = 105e6;
+	ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 0);
+	ck_assert(c.done);
+	ck_assert_int_eq(c.conns, 8);
+	/* The user's count is never taken back. */
+	f.connections = 8;
+	c = keep;
+	m.goodput_Bps = 50e6;
+	ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 0);
+}
+END_TEST
+
 /* Who may climb: a direct route fscp sized far away, not a near one, not
  * through a proxy, not a count the user gave. */
 START_TEST(plan_climb_room)
@@ -467,6 +542,8 @@ route_plan_tcase(void)
 	tcase_add_test(tc, plan_probe);
 	tcase_add_loop_test(tc, plan_climb_table, 0,
 	    (int)(sizeof(climb_rows) / sizeof(climb_rows[0])));
+	tcase_add_test(tc, plan_climb_takes_back);
+	tcase_add_test(tc, plan_grow_idle);
 	tcase_add_test(tc, plan_climb_room);
 	return tc;
 }
