@@ -52,6 +52,11 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
 #define ROUTE_NEAR_MS		2.0	/* a round trip under this: same host or LAN */
 #define ROUTE_FRESH_IDLE_CORES	1.0	/* beside a master, fresh ones need this idle */
+/* B/s that one ssh stream moves on any machine fscp is meant for: an ssh
+ * window (a master's, a listing's) that allows less surely binds the copy,
+ * and new connections start at once; one that allows more binds it only
+ * on a fast machine, so ssh's goodput is measured first. */
+#define ROUTE_WINDOW_SURE_RATE	64000000.0
 #define ROUTE_MAX_CHANNELS	8	/* SFTP channels on one connection (sshd's
 					   MaxSessions is 10 by default) */
 #define ROUTE_CHANNEL_MS	12.5	/* a round trip this long is worth a channel */
@@ -91,7 +96,13 @@ struct route_decision {
 	int before_size;	/* ssm-parallel of unknown size: only this many
 				   start until the listing tells the size (0: no
 				   such limit) */
-	char reason[256];
+	double window_Bps;	/* > 0 (fresh beside a master, proxied after a
+				   listing): the rate ssh's one window allows;
+				   the copy goes on over ssh, and new
+				   connections join only once its measured
+				   goodput shows the window binds
+				   (route_plan_climb) */
+	char reason[320];
 };
 
 void route_decide(const struct route_input *in, struct route_decision *out);

@@ -50,6 +50,10 @@
 /* A new connection takes its share of the crypto on both ends: the
  * machine must have at least half a core idle for it. */
 #define ROUTE_CLIMB_IDLE_CORES	0.5
+/* A master's copy that moves at least this share of what its window
+ * allows is bound by the window (the round trip measured idle is shorter
+ * than a loaded one): fresh connections may raise it. */
+#define ROUTE_CLIMB_WINDOW_SHARE	0.7
 /* At most this many in all (a file is cut into pieces per connection,
  * and sshd drops unauthenticated connections beyond MaxStartups, 10 by
  * default: one addition stays under it). */
@@ -92,6 +96,10 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		s->per = ROUTE_MAX_CHANNELS;
 		s->via_proxy = f->has_proxy;
 		s->spec = s->staged = true;
+		/* Through a proxy it never lists, and a near one keeps its
+		 * copy on ssh (route_decide): its handshake would only take
+		 * CPU from ssh's copy, so it stops at a near banner. */
+		s->far_only = f->has_proxy;
 		p->spec_lists_ms = f->has_proxy ? 0 : ROUTE_PLAN_NEAR_BANNER_MS;
 		p->spec_why = "a bypass connection starts while ssh lists";
 	} else if (f->master_live && m->bytes >= 0 && plan_wanted(f) == 0 && !f->has_proxy) {
@@ -183,6 +191,22 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 	}
 	/* Fresh: the listing connection is one of them already.  Proxied:
 	 * it has ssh's narrow windows, the new one comes on top. */
+	if (d.window_Bps > 0) {
+		/* The copy goes on over ssh (a master's or the listing one's,
+		 * standard tuning, scp's window) in a pool of room only: the
+		 * climb measures it before any new connection starts; through
+		 * a proxy, up to the route's count. */
+		g->grow = true;
+		g->kind = ROUTE_STANDARD;
+		g->window_Bps = d.window_Bps;
+		b->per = ROUTE_MAX_CHANNELS;
+		b->via_proxy = d.kind == ROUTE_PROXIED || f->has_proxy;
+		b->staged = true;
+		b->room = d.kind == ROUTE_PROXIED ? d.connections : ROUTE_CLIMB_MAX_CONNS - 1;
+		snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
+		    d.reason);
+		return;
+	}
 	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
 	int near = route_near_connections(m->rtt_ms, f->cores);
 	bool near_only = near > 0 && f->connections == 0 && d.kind == ROUTE_FRESH;
@@ -292,6 +316,27 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 		    "more", mbs, c->conns);
 		return 0;
 	}
+	if (!after && c->window_Bps > 0) {
+		/* On ssh's one connection so far: a new one is worth
+		 * its handshake only when the window is what holds the copy
+		 * back, and when the copy lasts long enough for one to join:
+		 * about an interval, as many round trips as a handshake takes
+		 * and the CPU of one on a busy machine. */
+		double join = route_plan_climb_interval_s(c->rtt_ms);
+
+		if (m->goodput_Bps < ROUTE_CLIMB_WINDOW_SHARE * c->window_Bps) {
+			snprintf(reason, len, "climb: goodput %.1f MB/s on ssh's connection, "
+			    "whose window allows %.1f MB/s: the window does not hold it back, "
+			    "it stays there", mbs, c->window_Bps / 1e6);
+			return 0;
+		}
+		if (m->left_s >= 0 && m->left_s < 2 * join) {
+			snprintf(reason, len, "climb: goodput %.1f MB/s on ssh's connection: the "
+			    "copy ends in %.2f s, a new connection takes about %.2f s to join: "
+			    "it stays there", mbs, m->left_s, join);
+			return 0;
+		}
+	}
 	if (m->join_s >= 0 && m->left_s >= 0 && m->left_s < 2 * m->join_s) {
 		snprintf(reason, len, "climb: goodput %.1f MB/s with %d connections: the copy "
 		    "ends in %.2f s, new ones take %.2f s to join: it stops there", mbs,
@@ -353,6 +398,17 @@ route_plan_reconnect(struct route_pool_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->n = 1;
 	p->per = 1;
+}
+
+bool
+route_plan_spec_stops(double banner_ms)
+{
+	/* A server whose banner comes within the round trip at which ssh's
+	 * window allows ROUTE_WINDOW_SURE_RATE is one where the copy stays
+	 * on ssh until its goodput is measured (route_decide's window_Bps):
+	 * the speculative connection would be cut unused. */
+	return banner_ms >= 0 &&
+	    banner_ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
 int

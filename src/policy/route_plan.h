@@ -107,6 +107,8 @@ struct route_growth {
 					   pool's among them */
 	bool rest_listing;		/* the listing connection rests: the data
 					   starts at the new ones */
+	double window_Bps;		/* > 0: the climb starts on ssh's connection
+					   alone (route_decision.window_Bps) */
 	char reason[512];		/* -v's route line */
 };
 void route_plan_grow(const struct route_facts *f, const struct route_measure *m,
@@ -128,6 +130,10 @@ bool route_plan_exec(const struct route_facts *f, const struct route_decision *d
  * pool of n should have in all, or 0: wait for the login.  A far banner
  * starts all at once; a near server is worth fewer (CPU-bound). */
 int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
+/* A speculative connection that pays only far away (far_only) had its
+ * server's first bytes banner_ms after the connect: true when it stops
+ * there, before its key exchange. */
+bool route_plan_spec_stops(double banner_ms);
 
 /* The climb: a direct route's connections grow during the copy while
  * each addition raises the measured goodput and the machine has CPU to
@@ -138,6 +144,12 @@ struct route_climb {
 	double before_Bps;	/* goodput before the last addition; < 0: none */
 	int last_add;		/* connections the last addition started */
 	bool done;		/* no more additions */
+	double window_Bps;	/* > 0: the first connection is ssh's (a master's
+				   or the listing one's), whose window allows
+				   this rate: more are added only once the
+				   goodput comes near it */
+	double rtt_ms;		/* the round trip (< 0: not known), for the
+				   first addition's join time */
 };
 struct route_climb_measure {
 	double goodput_Bps;	/* over the last interval, every connection's */

@@ -249,22 +249,24 @@ pool_first_byte(void *arg, double ms)
 	struct pool *b = j->pool;
 	int conns = route_plan_probe(false, ms, -1, b->planned, proc_cores());
 
+	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
 	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
 	pthread_cond_broadcast(&b->cond);
-	if (b->probe && !b->expanded && conns > 0) {
-		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
-		    "at once", ms, conns);
-		pool_expand(b, conns);
-	} else if (b->far_only && b->spec && !b->expanded && conns == 0 && ms >= 0) {
-		/* Near: the plan wants none; the handshake stops here, before
-		 * its key exchange costs the server and this machine CPU. */
-		log_debug(1, "the server's first bytes came after %.1f ms: near, the speculative "
-		    "connection stops", ms);
+	if (b->far_only && b->spec && !b->expanded && route_plan_spec_stops(ms)) {
+		/* Not far: the plan wants none; the handshake stops here,
+		 * before its key exchange costs the server and this machine
+		 * CPU. */
+		log_debug(1, "the server's first bytes came after %.1f ms: not far, the "
+		    "speculative connection stops", ms);
 		b->stop = true;
 		if (j->abort_fd >= 0)
 			shutdown(j->abort_fd, SHUT_RDWR);
 		pthread_cond_broadcast(&b->cond);
+	} else if (b->probe && !b->expanded && conns > 0) {
+		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
+		    "at once", ms, conns);
+		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);
 }

@@ -314,7 +314,7 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 /* The pool just opened may climb from conns connections (its plan left
  * it room): the interval from the round trip measured so far. */
 static void
-session_climb_start(struct session *s, int conns, int room)
+session_climb_start(struct session *s, int conns, int room, double window_Bps)
 {
 	struct session_climb *c = &s->climb;
 
@@ -324,6 +324,8 @@ session_climb_start(struct session *s, int conns, int room)
 	c->on = true;
 	c->st.conns = conns;
 	c->st.before_Bps = -1;
+	c->st.window_Bps = window_Bps;
+	c->st.rtt_ms = session_rtt(s);
 	c->room = room;
 	c->interval_s = route_plan_climb_interval_s(session_rtt(s));
 	c->add_t = clock_now() - pool_age(s->pending);
@@ -671,7 +673,7 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 	}
 	if (n > 0) {
 		session_say_for_ssh(s->cfg, s->facts.master_live, s->ssh, s->nconns);
-		session_climb_start(s, p->pool.n, p->pool.room);
+		session_climb_start(s, p->pool.n, p->pool.room, 0);
 		s->route = p->kind;
 		s->bypass_proxy = proxy;
 		proxy = NULL;
@@ -793,8 +795,11 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		log_route("route stays standard: the proxy command cannot be run here");
 		return false;
 	}
-	/* The one started beside ssh's listing counts. */
+	/* The one started beside ssh's listing counts; when the copy is to
+	 * measure the master first, none joins before the climb says. */
 	want = g.pool.n;
+	if (want == 0 && pool_speculative(s->pending))
+		session_pool_end(s, false);
 	int adopted = session_spec_adopt(s, want);
 
 	if (adopted > 0)
@@ -804,12 +809,13 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	h.n = want;
 	if (want > 0) {
 		(void)session_open_bypass(s, o, &h, g.pool.staged);
-		session_climb_start(s, g.pool.n + 1, g.pool.room);
+		session_climb_start(s, g.pool.n + 1, g.pool.room, 0);
 	} else if (g.pool.room > 0 && s->pending == NULL) {
-		/* Every planned one is up: a pool of room only, to climb in. */
+		/* Every planned one is up (or none is planned yet): a pool of
+		 * room only, to climb in. */
 		s->pending = pool_start(o, s->cfg, &h);
 		session_reserve(s, pool_size(s->pending));
-		session_climb_start(s, g.pool.n + 1, g.pool.room);
+		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_route("route standard: no fresh connection came up; the listing one "

@@ -56,14 +56,19 @@ fresh_case() {	# name, then fscp_compare options and args
 # FSCP_CONNECTIONS (an upload) or FSCP_ROUTE=bypass (a download).
 # The round trip the master measured decides: near (under 2 ms) the copy
 # stays on the master with no new login; a slower measure (a sanitizer
-# build on a loaded machine) grows fresh connections after it.  An upload
+# build on a loaded machine) keeps it there while the climb measures the
+# master's goodput (fresh connections join only if its window holds it
+# back), or, slower still, grows fresh connections at once.  An upload
 # whose master has not answered within 60 ms (a loaded machine) starts
 # one bypass connection meanwhile, and -v says so: that one may log in
 # before it is cut.
 near_master_check() {
 	local most=0
 	grep -q "no route yet after .* ms: the bypass connections start" "$ROUTE_ERR_fscp" && most=1
-	if grep -q "route stays standard: .*(9.0 MiB) stays on the live master" \
+	if grep -q "^fscp: climb: .* more$" "$ROUTE_ERR_fscp"; then
+		check "$name" "the climb beside the master added fresh connections ($ROUTE_LOGINS_fscp logins)" \
+			test "$ROUTE_LOGINS_fscp" -ge 1
+	elif grep -q "route stays standard: .*(9.0 MiB) \(stays on the live master\|starts on the master\)" \
 		"$ROUTE_ERR_fscp"; then
 		check "$name" "stayed on the master: at most $most new login for fscp ($ROUTE_LOGINS_fscp)" \
 			test "$ROUTE_LOGINS_fscp" -le "$most"
@@ -125,8 +130,9 @@ check "$name" "no new login for fscp ($ROUTE_LOGINS_fscp)" test "$ROUTE_LOGINS_f
 
 # A master host behind a ProxyCommand (a relay 5 ms each way, so not near):
 # a download lists over the master, and the fresh connections that join
-# after the listing go through the same proxy, never straight to its
-# address.
+# after the listing (at this round trip, if the climb finds the master's
+# window holds the copy back) go through the same proxy, never straight
+# to its address.
 SSM_SIM=${FSCP_TOOLS_BUILDDIR:-$PWD/tests/tools}/ssm-sim
 [ -x "$SSM_SIM" ] || fscp_hard_error "ssm-sim not built ($SSM_SIM)"
 cat >"$FSCP_WORK/logproxy" <<EOF
@@ -143,7 +149,10 @@ MASTER_PID=$(ssh -F "$SSH_CONFIG" -O check cm-test 2>&1 | sed -nE 's/.*pid=([0-9
 name="download through a proxied master: fresh connections use the proxy"
 : >"$FSCP_WORK/logproxy.log"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p cm-proxy:src/big.bin dst/
-if grep -q "route fresh: .*(after listing)" "$ROUTE_ERR_fscp"; then
+check "$name" "the listing measured the relay: the master's goodput decides, fresh ones join at once, or a busy machine keeps it on the master" \
+	grep -q "starts on the master, and fresh connections join if\|route fresh: .*(after listing)\|cores idle since the copy began" \
+	"$ROUTE_ERR_fscp"
+if grep -q "route fresh: .*(after listing)\|^fscp: climb: .* more$" "$ROUTE_ERR_fscp"; then
 	check "$name" "fscp's fresh connections ran the ProxyCommand ($(wc -l <"$FSCP_WORK/logproxy.log") runs)" \
 		test -s "$FSCP_WORK/logproxy.log"
 else

@@ -151,8 +151,9 @@ START_TEST(plan_open_table)
 		ck_assert_int_eq(p.spec.via_proxy, r->spec_proxy);
 		ck_assert_int_eq(p.spec.probe, r->spec_probe);
 		ck_assert_int_eq(p.spec.delay_s > 0, r->spec_delayed);
-		/* The one beside a master pays only far away: it stops at a near banner. */
-		ck_assert_int_eq(p.spec.far_only, r->spec_delayed);
+		/* The one beside a master, or through a proxy, pays only far
+		 * away: it stops at a near banner. */
+		ck_assert_int_eq(p.spec.far_only, r->spec_delayed || r->spec_proxy);
 		ck_assert_ptr_nonnull(p.spec_why);
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
@@ -201,6 +202,13 @@ static const struct grow_row {
 	  "the server answers within 2 ms" },
 	{ "proxy far", { CFG_NC, .cores = 2 }, 8 * MiB, 50, NO, YES, ROUTE_PROXIED, 1, YES,
 	  YES, NO, "(after listing)" },
+	{ "proxy 10 ms", { CFG_NC, .cores = 2 }, 64 * MiB, 10, NO, YES, ROUTE_STANDARD, 0, YES,
+	  YES, NO, "route stays standard: ProxyCommand is not AWS SSM; the server "
+	  "answers in 10.00 ms, where ssh's window allows 210 MB/s: the copy (64.0 MiB) goes "
+	  "on over ssh, and a connection through the same proxy joins if it moves near that" },
+	{ "jump 20 ms", { CFG_JUMP, .cores = 2 }, 64 * MiB, 20, NO, YES, ROUTE_STANDARD, 0, YES,
+	  YES, NO, "ProxyJump host is not reached through AWS SSM; the server answers in "
+	  "20.00 ms, where ssh's window allows 105 MB/s" },
 	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
 	  "route stays standard: ProxyJump host" },
 	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, NO, 0, 0,
@@ -214,6 +222,13 @@ static const struct grow_row {
 	{ "master near small", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 0.1, NO, NO, 0, 0,
 	  NO, NO, NO, "route stays standard: ControlMaster socket" },
 	{ "master far", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, 50, NO, YES, ROUTE_FRESH,
+	  3, NO, YES, NO, "(after listing)" },
+	{ "master 10 ms", { CFG_CM_AUTO, YES, .cores = 2 }, 512 * MiB, 10, NO, YES,
+	  ROUTE_STANDARD, 0, NO, YES, NO, "route stays standard: ControlMaster socket "
+	  "/root/.ssh/cm-x is live; the server answers in 10.00 ms, where the master's window "
+	  "allows 210 MB/s: the copy (512.0 MiB) starts on the master, and fresh connections "
+	  "join if it moves near that" },
+	{ "master 40 ms", { CFG_CM_AUTO, YES, .cores = 2 }, 512 * MiB, 40, NO, YES, ROUTE_FRESH,
 	  3, NO, YES, NO, "(after listing)" },
 	{ "master far behind a proxy", { CFG_CORKSCREW, YES, .cores = 2 }, 16 * MiB, 50, NO,
 	  YES, ROUTE_FRESH, 3, YES, YES, NO, "ControlMaster socket /tmp/cm-old is live" },
@@ -239,9 +254,18 @@ START_TEST(plan_grow_idle)
 	ck_assert_msg(!g.grow, "%s", g.reason);
 	ck_assert_msg(strstr(g.reason, "0.60 cores idle since the copy began: the copy (64.0 "
 	    "MiB) stays on the live master") != NULL, "%s", g.reason);
+	/* Idle enough: whether fresh ones pay, the master's goodput tells
+	 * (10 ms: its window allows more than some machines move); 50 ms:
+	 * they start at once. */
 	m.idle_cores = 1.0;
 	route_plan_grow(&f, &m, &g);
-	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH, "%s", g.reason);
+	ck_assert_msg(g.grow && g.kind == ROUTE_STANDARD && g.pool.n == 0 && g.pool.room > 0 &&
+	    g.window_Bps > 200e6 && g.window_Bps < 220e6, "%s", g.reason);
+	m.rtt_ms = 50;
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH && g.pool.n == 3 && g.window_Bps == 0,
+	    "%s", g.reason);
+	m.rtt_ms = 10;
 	sshcfg_free(&cfg);
 	/* The user's count is the user's. */
 	m.idle_cores = 0.2;
@@ -286,6 +310,13 @@ START_TEST(plan_grow_table)
 		    g.rest_listing == r->rest_listing, "%s: proxy %d staged %d rest %d",
 		    r->name, g.pool.via_proxy, g.pool.staged, g.rest_listing);
 		ck_assert(!g.pool.probe && !g.pool.spec);
+		/* Staying on a master for now: a climb that measures it first. */
+		ck_assert_msg((g.window_Bps > 0) == (g.kind == ROUTE_STANDARD) &&
+		    (g.window_Bps == 0 || g.pool.room > 0), "%s: window %.0f room %d",
+		    r->name, g.window_Bps, g.pool.room);
+		/* Through a proxy, the route's one connection at most. */
+		if (g.window_Bps > 0 && r->via_proxy)
+			ck_assert_int_eq(g.pool.room, 1);
 	}
 	sshcfg_free(&cfg);
 }
@@ -391,6 +422,14 @@ START_TEST(plan_probe)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		ck_assert_msg(route_plan_probe(t[i].in, t[i].banner_ms, t[i].rtt_ms, t[i].n,
 		    t[i].cores) == t[i].want, "row %zu", i);
+	/* A far-only speculative connection stops at a banner from where
+	 * the copy would stay on ssh while measured (under ~33 ms). */
+	ck_assert(route_plan_spec_stops(0.5));
+	ck_assert(route_plan_spec_stops(15));
+	ck_assert(route_plan_spec_stops(32));
+	ck_assert(!route_plan_spec_stops(34));
+	ck_assert(!route_plan_spec_stops(60));
+	ck_assert(!route_plan_spec_stops(-1));	/* none came */
 }
 END_TEST
 
@@ -407,6 +446,7 @@ static const struct climb_row {
 	int add;			/* expected */
 	bool done;
 	const char *reason_has;
+	double window_MBps, rtt_ms;	/* beside a master: what its window allows */
 } climb_rows[] = {
 	{ "window-bound far host: first step", 0, 4, -1, 120, 1.2, 2.0, 0.5, 12, 4, NO,
 	  "goodput 120.0 MB/s, 1.20 cores idle: 4 connections, 4 more" },
@@ -432,13 +472,27 @@ static const struct climb_row {
 	  "climb: all the data is moved with 4 connections" },
 	{ "a stalled interval", 0, 4, -1, 0, 1.5, 2.0, 0.5, 12, 0, YES,
 	  "no data moved over the interval" },
+	/* On a master alone: fresh ones only when its window holds it back
+	 * (at 10 ms scp's window allows 210 MB/s) and the copy lasts. */
+	{ "master, bound by CPU", 0, 1, -1, 130, 1.2, 2.0, 0, 15, 0, YES,
+	  "goodput 130.0 MB/s on ssh's connection, whose window allows 210.0 MB/s: the "
+	  "window does not hold it back", 210, 10 },
+	{ "master, bound by its window", 0, 1, -1, 180, 1.2, 2.0, 0, 15, 1, NO,
+	  "1 connections, 1 more", 210, 10 },
+	{ "master, window-bound, the copy ends first", 0, 1, -1, 180, 1.2, 0.4, 0, 15, 0, YES,
+	  "the copy ends in 0.40 s, a new connection takes about 0.25 s to join", 210, 10 },
+	{ "master 30 ms, window-bound, the copy ends first", 0, 1, -1, 60, 1.2, 0.5, 0, 15, 0,
+	  YES, "a new connection takes about 0.30 s to join", 70, 30 },
+	{ "master, window-bound, no idle CPU", 0, 1, -1, 180, 0.3, 2.0, 0, 15, 0, YES,
+	  "CPU-bound", 210, 10 },
 };
 
 START_TEST(plan_climb_table)
 {
 	const struct climb_row *r = &climb_rows[_i];
 	struct route_facts f = { .connections = r->connections, .cores = 2 };
-	struct route_climb c = { .conns = r->conns, .before_Bps = r->before_MBps * 1e6 };
+	struct route_climb c = { .conns = r->conns, .before_Bps = r->before_MBps * 1e6,
+		.window_Bps = r->window_MBps * 1e6, .rtt_ms = r->rtt_ms };
 	struct route_climb_measure m = { .goodput_Bps = r->goodput_MBps * 1e6,
 		.idle_cores = r->idle, .left_s = r->left_s, .join_s = r->join_s, .room = r->room };
 	char why[256];
