@@ -596,6 +596,27 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			out->connections = 1;
 			return;
 		}
+		if (!forced && in->connections_wanted == 0 && !in->one_stream &&
+		    ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE) {
+			/* Whether the master's window or this machine's CPU
+			 * bounds the copy depends on the machine, and a fresh
+			 * connection that comes up late costs the master's
+			 * copy CPU it needs (a 64 MiB upload 10 ms away took
+			 * 1.4 times scp's time): the copy starts on the master,
+			 * and fresh connections join once its goodput shows
+			 * the window binds, with CPU idle beside it (the
+			 * climb measures both on the master's copy alone, not
+			 * on the start's handshakes). */
+			out->kind = ROUTE_FRESH;
+			out->connections = 1;
+			out->window_Bps = ssh_window_Bps(in);
+			snprintf(out->reason, sizeof(out->reason),
+			    "ControlMaster socket %s is live; the server answers in %.2f ms, "
+			    "where the master's window allows %.0f MB/s: the copy (%s) starts "
+			    "on the master, and fresh connections join if it moves near that",
+			    cfg->controlpath, in->rtt_ms, out->window_Bps / 1e6, size);
+			return;
+		}
 		if (!forced && in->idle_known && in->connections_wanted == 0 &&
 		    in->idle_cores < ROUTE_FRESH_IDLE_CORES) {
 			/* The master's copy goes on while fresh connections
@@ -609,25 +630,6 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			    in->idle_cores, size);
 			out->kind = ROUTE_STANDARD;
 			out->connections = 1;
-			return;
-		}
-		if (!forced && in->connections_wanted == 0 && !in->one_stream &&
-		    ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE) {
-			/* Whether the master's window or this machine's CPU
-			 * bounds the copy depends on the machine, and a fresh
-			 * connection that comes up late costs the master's
-			 * copy CPU it needs (a 64 MiB upload 10 ms away took
-			 * 1.4 times scp's time): the copy starts on the master,
-			 * and fresh connections join once its goodput shows
-			 * the window binds. */
-			out->kind = ROUTE_FRESH;
-			out->connections = 1;
-			out->window_Bps = ssh_window_Bps(in);
-			snprintf(out->reason, sizeof(out->reason),
-			    "ControlMaster socket %s is live; the server answers in %.2f ms, "
-			    "where the master's window allows %.0f MB/s: the copy (%s) starts "
-			    "on the master, and fresh connections join if it moves near that",
-			    cfg->controlpath, in->rtt_ms, out->window_Bps / 1e6, size);
 			return;
 		}
 		if (!forced && in->rtt_ms == 0 && !in->one_stream && in->connections_wanted == 0) {

@@ -403,12 +403,15 @@ route_plan_reconnect(struct route_pool_plan *p)
 bool
 route_plan_spec_stops(double banner_ms)
 {
-	/* A server whose banner comes within the round trip at which ssh's
-	 * window allows ROUTE_WINDOW_SURE_RATE is one where the copy stays
-	 * on ssh until its goodput is measured (route_decide's window_Bps):
-	 * the speculative connection would be cut unused. */
+	/* A banner comes one and a half round trips after the connect at
+	 * least (the TCP handshake, sshd's start, its first send).  One
+	 * within that of the round trip at which ssh's window allows
+	 * ROUTE_WINDOW_SURE_RATE is from a server where the copy stays on
+	 * ssh until its goodput is measured (route_decide's window_Bps):
+	 * the speculative connection would be cut unused.  A loaded machine
+	 * delays banners, so a few of those go on; never one from farther. */
 	return banner_ms >= 0 &&
-	    banner_ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
+	    banner_ms < 1.5 * (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
 int
