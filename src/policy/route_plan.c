@@ -253,6 +253,24 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		b->room = ROUTE_CLIMB_MAX_CONNS - want - 1;
 }
 
+uint64_t
+route_plan_climb_settle_bytes(const struct route_climb *c)
+{
+	/* A few windows: the channel's and TCP's ramp are behind it (a
+	 * master 25 ms away measured 54-69 MB/s over its first interval,
+	 * 70-76 after). */
+	return c->window_Bps > 0 ? 4 * ROUTE_SCP_INFLIGHT : 0;
+}
+
+double
+route_plan_climb_settle_s(const struct route_climb *c, double interval_s)
+{
+	/* A fresh connection beside a master 25 ms away, measured over the
+	 * interval right after it joined: 3-8% below the master alone, and
+	 * taken back; the copies where it stayed took 2.2-2.4 s, not 3.4. */
+	return c->window_Bps > 0 ? interval_s : 0;
+}
+
 double
 route_plan_climb_interval_s(double rtt_ms)
 {
@@ -403,15 +421,15 @@ route_plan_reconnect(struct route_pool_plan *p)
 bool
 route_plan_spec_stops(double banner_ms)
 {
-	/* A banner comes one and a half round trips after the connect at
-	 * least (the TCP handshake, sshd's start, its first send).  One
-	 * within that of the round trip at which ssh's window allows
+	/* A banner comes a round trip after the connect at least (through
+	 * a relay that accepts at once, 47 ms from a server 50 ms away).
+	 * One within the round trip at which ssh's window allows
 	 * ROUTE_WINDOW_SURE_RATE is from a server where the copy stays on
 	 * ssh until its goodput is measured (route_decide's window_Bps):
 	 * the speculative connection would be cut unused.  A loaded machine
-	 * delays banners, so a few of those go on; never one from farther. */
+	 * delays banners, so some of those go on; none from farther stops. */
 	return banner_ms >= 0 &&
-	    banner_ms < 1.5 * (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
+	    banner_ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
 int

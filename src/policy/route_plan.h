@@ -164,6 +164,14 @@ struct route_climb_measure {
  * -v's line in reason. */
 int route_plan_climb(const struct route_facts *f, struct route_climb *c,
     const struct route_climb_measure *m, char *reason, size_t len);
+/* Bytes the copy must have moved before the climb's first interval
+ * begins (0: at once): on ssh's one connection, its window's ramp is no
+ * measure of what the window allows. */
+uint64_t route_plan_climb_settle_bytes(const struct route_climb *c);
+/* Seconds after connections joined before the next interval begins
+ * (interval_s: the climb's): on ssh's one connection a new one's ramp
+ * (TCP, its channels' windows) would be taken for its worth. */
+double route_plan_climb_settle_s(const struct route_climb *c, double interval_s);
 /* How long one interval of the climb lasts for a round trip of rtt_ms
  * (< 0: not known): long enough for the windows to settle. */
 double route_plan_climb_interval_s(double rtt_ms);

@@ -44,6 +44,7 @@ struct session_climb {
 	double add_t;			/* when the last ones started */
 	double join_s;			/* how long they took to join; < 0: not known */
 	bool joining;			/* some started since the last interval */
+	double settle_until;		/* no interval starts before (their ramp) */
 };
 
 struct session {
@@ -360,8 +361,11 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	if (c->joining) {
 		c->join_s = now - c->add_t;
 		c->joining = false;
+		c->settle_until = now + route_plan_climb_settle_s(&c->st, c->interval_s);
 	}
 	if (c->t0 == 0) {
+		if (moved < route_plan_climb_settle_bytes(&c->st) || now < c->settle_until)
+			return -1;
 		c->t0 = now;
 		c->b0 = moved;
 		cpuidle_sample(&c->cpu0);

@@ -429,12 +429,12 @@ START_TEST(plan_probe)
 		    t[i].cores) == t[i].want, "row %zu", i);
 	/* A far-only speculative connection stops at a banner from where
 	 * the copy would stay on ssh while measured (a round trip under
-	 * ~33 ms: a banner within one and a half of them). */
+	 * ~33 ms). */
 	ck_assert(route_plan_spec_stops(0.5));
 	ck_assert(route_plan_spec_stops(15));
-	ck_assert(route_plan_spec_stops(45));
-	ck_assert(!route_plan_spec_stops(55));	/* 40 ms away: 60 ms and more */
-	ck_assert(!route_plan_spec_stops(70));
+	ck_assert(route_plan_spec_stops(32));
+	ck_assert(!route_plan_spec_stops(34));
+	ck_assert(!route_plan_spec_stops(47));	/* 50 ms away through a relay */
 	ck_assert(!route_plan_spec_stops(120));
 	ck_assert(!route_plan_spec_stops(-1));	/* none came */
 }
@@ -510,6 +510,11 @@ START_TEST(plan_climb_table)
 	ck_assert_msg(strstr(why, r->reason_has) != NULL, "%s: reason \"%s\" lacks \"%s\"",
 	    r->name, why, r->reason_has);
 	ck_assert_int_eq(c.conns, r->conns + add);
+	/* On ssh's one connection the first interval waits for its ramp. */
+	ck_assert_msg((route_plan_climb_settle_bytes(&c) > 0) == (r->window_MBps > 0), "%s",
+	    r->name);
+	ck_assert_msg((route_plan_climb_settle_s(&c, 0.25) == 0.25) == (r->window_MBps > 0),
+	    "%s", r->name);
 	/* Over is over. */
 	if (c.done)
 		ck_assert_int_eq(route_plan_climb(&f, &c, &m, why, sizeof(why)), 0);
