@@ -50,9 +50,10 @@
 /* A new connection takes its share of the crypto on both ends: the
  * machine must have at least half a core idle for it. */
 #define ROUTE_CLIMB_IDLE_CORES	0.5
-/* A master's copy that moves at least this share of what its window
- * allows is bound by the window (the round trip measured idle is shorter
- * than a loaded one): fresh connections may raise it. */
+/* A copy on ssh's one connection (a master's, a listing one's) that moves
+ * at least this share of what its window allows is bound by the window
+ * (the round trip measured idle is shorter than a loaded one): new
+ * connections may raise it. */
 #define ROUTE_CLIMB_WINDOW_SHARE	0.7
 /* At most this many in all (a file is cut into pieces per connection,
  * and sshd drops unauthenticated connections beyond MaxStartups, 10 by
@@ -189,8 +190,6 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 			    d.reason);
 		return;
 	}
-	/* Fresh: the listing connection is one of them already.  Proxied:
-	 * it has ssh's narrow windows, the new one comes on top. */
 	if (d.window_Bps > 0) {
 		/* The copy goes on over ssh (a master's or the listing one's,
 		 * standard tuning, scp's window) in a pool of room only: the
@@ -207,6 +206,8 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		    d.reason);
 		return;
 	}
+	/* Fresh: the listing connection is one of them already.  Proxied:
+	 * it has ssh's narrow windows, the new one comes on top. */
 	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
 	int near = route_near_connections(m->rtt_ms, f->cores);
 	bool near_only = near > 0 && f->connections == 0 && d.kind == ROUTE_FRESH;
@@ -340,7 +341,7 @@ route_plan_climb(const struct route_facts *f, struct route_climb *c,
 		 * back, and when the copy lasts long enough for one to join:
 		 * about an interval, as many round trips as a handshake takes
 		 * and the CPU of one on a busy machine. */
-		double join = route_plan_climb_interval_s(c->rtt_ms);
+		double join = m->interval_s;
 
 		if (m->goodput_Bps < ROUTE_CLIMB_WINDOW_SHARE * c->window_Bps) {
 			snprintf(reason, len, "climb: goodput %.1f MB/s on ssh's connection, "

@@ -148,8 +148,6 @@ struct route_climb {
 				   or the listing one's), whose window allows
 				   this rate: more are added only once the
 				   goodput comes near it */
-	double rtt_ms;		/* the round trip (< 0: not known), for the
-				   first addition's join time */
 };
 struct route_climb_measure {
 	double goodput_Bps;	/* over the last interval, every connection's */
@@ -157,6 +155,8 @@ struct route_climb_measure {
 	double left_s;		/* the copy's time left at that goodput; < 0: not known */
 	double join_s;		/* how long the last ones took to join; < 0: not known */
 	int room;		/* connections that may still be added */
+	double interval_s;	/* how long an interval lasts (route_plan_climb_
+				   interval_s): about what a handshake takes */
 };
 /* The next addition: connections to start now (0: none; c->done says
  * whether the climb is over), or, < 0, that many of the last addition

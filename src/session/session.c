@@ -326,7 +326,6 @@ session_climb_start(struct session *s, int conns, int room, double window_Bps)
 	c->st.conns = conns;
 	c->st.before_Bps = -1;
 	c->st.window_Bps = window_Bps;
-	c->st.rtt_ms = session_rtt(s);
 	c->room = room;
 	c->interval_s = route_plan_climb_interval_s(session_rtt(s));
 	c->add_t = clock_now() - pool_age(s->pending);
@@ -380,6 +379,7 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	    total > moved ? -1 : 0;
 	m.join_s = c->join_s;
 	m.room = c->room;
+	m.interval_s = c->interval_s;
 	add = route_plan_climb(&s->facts, &c->st, &m, why, sizeof(why));
 	log_route("%s", why);
 	if (c->st.done) {

@@ -453,7 +453,8 @@ static const struct climb_row {
 	int add;			/* expected */
 	bool done;
 	const char *reason_has;
-	double window_MBps, rtt_ms;	/* beside a master: what its window allows */
+	double window_MBps;	/* on ssh's connection: what its window allows */
+	double interval_s;	/* the climb's (0: ROUTE_CLIMB_MIN_S's 0.25 s) */
 } climb_rows[] = {
 	{ "window-bound far host: first step", 0, 4, -1, 120, 1.2, 2.0, 0.5, 12, 4, NO,
 	  "goodput 120.0 MB/s, 1.20 cores idle: 4 connections, 4 more" },
@@ -483,15 +484,15 @@ static const struct climb_row {
 	 * (at 10 ms scp's window allows 210 MB/s) and the copy lasts. */
 	{ "master, bound by CPU", 0, 1, -1, 130, 1.2, 2.0, 0, 15, 0, YES,
 	  "goodput 130.0 MB/s on ssh's connection, whose window allows 210.0 MB/s: the "
-	  "window does not hold it back", 210, 10 },
+	  "window does not hold it back", 210 },
 	{ "master, bound by its window", 0, 1, -1, 180, 1.2, 2.0, 0, 15, 1, NO,
-	  "1 connections, 1 more", 210, 10 },
+	  "1 connections, 1 more", 210 },
 	{ "master, window-bound, the copy ends first", 0, 1, -1, 180, 1.2, 0.4, 0, 15, 0, YES,
-	  "the copy ends in 0.40 s, a new connection takes about 0.25 s to join", 210, 10 },
+	  "the copy ends in 0.40 s, a new connection takes about 0.25 s to join", 210 },
 	{ "master 30 ms, window-bound, the copy ends first", 0, 1, -1, 60, 1.2, 0.5, 0, 15, 0,
-	  YES, "a new connection takes about 0.30 s to join", 70, 30 },
+	  YES, "a new connection takes about 0.30 s to join", 70, 0.30 },
 	{ "master, window-bound, no idle CPU", 0, 1, -1, 180, 0.3, 2.0, 0, 15, 0, YES,
-	  "CPU-bound", 210, 10 },
+	  "CPU-bound", 210 },
 };
 
 START_TEST(plan_climb_table)
@@ -499,9 +500,10 @@ START_TEST(plan_climb_table)
 	const struct climb_row *r = &climb_rows[_i];
 	struct route_facts f = { .connections = r->connections, .cores = 2 };
 	struct route_climb c = { .conns = r->conns, .before_Bps = r->before_MBps * 1e6,
-		.window_Bps = r->window_MBps * 1e6, .rtt_ms = r->rtt_ms };
+		.window_Bps = r->window_MBps * 1e6 };
 	struct route_climb_measure m = { .goodput_Bps = r->goodput_MBps * 1e6,
-		.idle_cores = r->idle, .left_s = r->left_s, .join_s = r->join_s, .room = r->room };
+		.idle_cores = r->idle, .left_s = r->left_s, .join_s = r->join_s, .room = r->room,
+		.interval_s = r->interval_s > 0 ? r->interval_s : 0.25 };
 	char why[256];
 	int add = route_plan_climb(&f, &c, &m, why, sizeof(why));
 
