@@ -21,6 +21,7 @@
  * a near master nothing is added: the copy stays on it (route_decide). */
 #include "config.h"
 #include "policy/route_plan.h"
+#include "policy/sshcfg.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +124,16 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 	}
 }
 
+bool
+route_plan_on_master(const struct route_facts *f)
+{
+	const char *cm = f->cfg != NULL ? f->cfg->controlmaster : NULL;
+
+	return f->master_live && !f->special && sshcfg_has_controlpath(f->cfg) &&
+	    (cm == NULL || strcmp(cm, "auto") == 0 || strcmp(cm, "autoask") == 0 ||
+	    strcmp(cm, "no") == 0);
+}
+
 void
 route_plan_open(const struct route_facts *f, const struct route_decision *d,
     const struct route_measure *m, struct route_plan *p)
@@ -154,6 +165,7 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		 * CLI would slow the lookup down. */
 		p->beside = 1;
 	}
+	p->on_master = route_plan_on_master(f);
 	/* d->grow comes only with the standard route; a bypass that failed
 	 * falls back to ssh and has its size planned already. */
 	p->grow = d->grow && f->cfg != NULL;

@@ -91,12 +91,20 @@ struct route_plan {
 					   instead of ssh when the server's first
 					   bytes came within this (near) */
 	const char *spec_why;		/* -vv's line for the speculative pool */
+	bool on_master;			/* ssh's SFTP would be a session on the
+					   live master: fscp asks the master for
+					   it itself (transport/sshmux) */
 };
 
 /* The opening, from the facts, the route decision over them and the size
  * (m->bytes). */
 void route_plan_open(const struct route_facts *f, const struct route_decision *d,
     const struct route_measure *m, struct route_plan *p);
+
+/* Would scp's ssh open its session on the live master?  ssh's mux client
+ * tries an existing master under ControlMaster auto, autoask and no; yes
+ * and ask make it a new master, connecting on its own. */
+bool route_plan_on_master(const struct route_facts *f);
 
 /* After the listing, a route that was standard until the size was known. */
 struct route_growth {

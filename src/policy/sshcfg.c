@@ -162,6 +162,10 @@ parse_line(struct sshcfg *c, const char *key, const char *v, bool *have_hostname
 		set_str(&c->knownhostscommand, dup_or_none(v));
 	else if (strcmp(key, "revokedhostkeys") == 0)
 		set_str(&c->revokedhostkeys, dup_or_none(v));
+	else if (strcmp(key, "sendenv") == 0)
+		strv_push(&c->sendenv, v);
+	else if (strcmp(key, "setenv") == 0)
+		strv_push(&c->setenv, v);
 }
 
 int
@@ -269,6 +273,8 @@ sshcfg_free(struct sshcfg *c)
 	free(c->controlpersist);
 	free(c->knownhostscommand);
 	free(c->revokedhostkeys);
+	strv_free(&c->sendenv);
+	strv_free(&c->setenv);
 	free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }

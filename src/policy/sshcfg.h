@@ -72,6 +72,9 @@ struct sshcfg {
 	bool verifyhostkeydns;	/* yes or ask */
 	char *knownhostscommand;	/* NULL when none */
 	char *revokedhostkeys;	/* NULL when none */
+	/* What a session request carries (transport/sshmux). */
+	struct strv sendenv;	/* SendEnv patterns, a line each */
+	struct strv setenv;	/* SetEnv NAME=VALUE entries, a line each */
 	char *warnings;		/* what ssh -G said on stderr (e.g. a missing -i
 				   file): a route with no ssh says it for ssh */
 };

@@ -25,6 +25,7 @@
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
 #include "transport/sshconn.h"
+#include "transport/sshmux.h"
 #include "transport/sshproc.h"
 #include "sftp/sftp.h"
 #include "session/facts.h"
@@ -559,12 +560,30 @@ session_drop_from(struct session *s, int keep)
  * server answered INIT with something else, scp's error() is said here
  * (the caller's next line depends on the operand). */
 static bool
-session_open_standard(struct session *s, const struct fscp_opts *o, struct session_err *err)
+session_open_standard(struct session *s, const struct fscp_opts *o, bool on_master,
+    struct session_err *err)
 {
 	struct fscp_stream st;
 	char msg[256];
-	int rc = o->sftp_direct != NULL ? sshproc_direct(o, &st) :
-	    sshproc_sftp(o, s->host, s->user, s->port, &st);
+	int rc = -1;
+
+	if (on_master) {
+		/* The session scp's ssh would ask the master for, without
+		 * that ssh.  When the master opens none, ssh runs and
+		 * connects on its own, as scp's would have; once the master
+		 * has answered, it is not asked a second time. */
+		struct sshmux_request rq = { .path = s->cfg->controlpath, .subsystem = true,
+			.cmd = "sftp", .sendenv = &s->cfg->sendenv, .setenv = &s->cfg->setenv };
+
+		if ((rc = sshmux_open(&rq, &st, msg, sizeof(msg))) == 0)
+			log_verbose("SFTP is a session on the master at %s", rq.path);
+		else
+			log_verbose("the master at %s opened no session (%s): ssh connects on its own",
+			    rq.path, msg);
+	}
+	if (rc != 0)
+		rc = o->sftp_direct != NULL ? sshproc_direct(o, &st) :
+		    sshproc_sftp(o, s->host, s->user, s->port, rc == -2, &st);
 
 	if (rc != 0) {
 		session_pool_end(s, false);	/* a speculative one: no thread at exit */
@@ -732,7 +751,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	if (s->nconns == 0 && p.spec.n > 0)
 		session_open_spec(s, o, &p);
 	if (s->nconns == 0) {
-		if (!session_open_standard(s, o, err)) {
+		if (!session_open_standard(s, o, p.on_master, err)) {
 			facts_free(&f);
 			(void)session_close(s);
 			return NULL;

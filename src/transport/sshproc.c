@@ -142,11 +142,11 @@ sshproc_push_port_user(struct strv *argv, int port, const char *user)
 }
 
 /* scp's do_cmd() argv: the fixed options, the user's, -oForwardAgent=no,
- * -p, -l, then extra (do_cmd2's -oBatchMode=yes) and -s when asked, "--",
- * host, cmd. */
+ * (alone: -oControlPath=none), -p, -l, then extra (do_cmd2's
+ * -oBatchMode=yes) and -s when asked, "--", host, cmd. */
 static void
 ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port,
-    const char *extra, const char *cmd, struct strv *argv)
+    bool alone, const char *extra, const char *cmd, struct strv *argv)
 {
 	strv_push(argv, o->ssh_program);
 	for (size_t i = 0; sshcfg_scp_fixed[i] != NULL; i++)
@@ -155,6 +155,8 @@ ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port
 	/* scp adds this after the user's options, so that -A still wins
 	 * (ssh keeps an option's first value). */
 	strv_push(argv, SSHCFG_SCP_LAST);
+	if (alone)
+		strv_push(argv, "-oControlPath=none");
 	sshproc_push_port_user(argv, port, user);
 	if (extra != NULL)
 		strv_push(argv, extra);
@@ -167,16 +169,16 @@ ssh_argv(const struct fscp_opts *o, const char *host, const char *user, int port
  * user NULL / port < 0 when not given. */
 static void
 sshproc_sftp_argv(const struct fscp_opts *o, const char *host,
-    const char *user, int port, struct strv *argv)
+    const char *user, int port, bool alone, struct strv *argv)
 {
-	ssh_argv(o, host, user, port, "-s", "sftp", argv);
+	ssh_argv(o, host, user, port, alone, "-s", "sftp", argv);
 }
 
 void
 sshproc_exec_argv(const struct fscp_opts *o, const char *host, const char *user,
     int port, bool second, const char *cmd, struct strv *argv)
 {
-	ssh_argv(o, host, user, port, second ? "-oBatchMode=yes" : NULL, cmd, argv);
+	ssh_argv(o, host, user, port, false, second ? "-oBatchMode=yes" : NULL, cmd, argv);
 }
 
 int
@@ -218,12 +220,12 @@ sshproc_run_on(const struct strv *argv, int fd)
 
 int
 sshproc_sftp(const struct fscp_opts *o, const char *host, const char *user,
-    int port, struct fscp_stream *out)
+    int port, bool alone, struct fscp_stream *out)
 {
 	struct strv argv = { 0 };
 	int rc;
 
-	sshproc_sftp_argv(o, host, user, port, &argv);
+	sshproc_sftp_argv(o, host, user, port, alone, &argv);
 	if (o->verbose) {
 		char *line = strv_join_quoted(&argv);
 

@@ -14,9 +14,12 @@
 #include "policy/options.h"
 #include "transport/stream.h"
 
-/* Spawn ssh (or -S program) for SFTP; 0, or -1 when it cannot be run. */
+/* Spawn ssh (or -S program) for SFTP; 0, or -1 when it cannot be run.
+ * alone: with -oControlPath=none, for when the live master answered but
+ * opened no session (sshmux), where ssh itself goes on to connect on its
+ * own. */
 int sshproc_sftp(const struct fscp_opts *o, const char *host, const char *user,
-    int port, struct fscp_stream *out);
+    int port, bool alone, struct fscp_stream *out);
 /* "-p port" (port >= 0) and "-l user" (user != NULL), as scp adds them. */
 void sshproc_push_port_user(struct strv *argv, int port, const char *user);
 /* The ssh argv scp's do_cmd() runs for a legacy command (cmd, e.g.

@@ -593,6 +593,48 @@ START_TEST(plan_climb_room)
 }
 END_TEST
 
+/* The standard route's SFTP on the master's socket: only where scp's ssh
+ * would be the master's client itself. */
+START_TEST(plan_on_master)
+{
+	static const struct {
+		const char *cfg;
+		bool live, special, on;
+	} t[] = {
+		{ CFG_CM_AUTO, YES, NO, YES },
+		{ CFG_CM_AUTO, NO, NO, NO },	/* no master answered */
+		{ CFG_CM_AUTO, YES, YES, NO },	/* -S, -D: their program runs */
+		{ "host db\nhostname db\ncontrolmaster no\ncontrolpath /s\n", YES, NO, YES },
+		{ "host db\nhostname db\ncontrolmaster false\ncontrolpath /s\n", YES, NO, YES },
+		{ "host db\nhostname db\ncontrolmaster autoask\ncontrolpath /s\n", YES, NO, YES },
+		/* yes and ask make ssh a new master of its own */
+		{ "host db\nhostname db\ncontrolmaster yes\ncontrolpath /s\n", YES, NO, NO },
+		{ "host db\nhostname db\ncontrolmaster true\ncontrolpath /s\n", YES, NO, NO },
+		{ "host db\nhostname db\ncontrolmaster ask\ncontrolpath /s\n", YES, NO, NO },
+		{ "host db\nhostname db\ncontrolmaster auto\ncontrolpath none\n", YES, NO, NO },
+		{ NULL, YES, NO, NO },		/* ssh -G failed */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct fact_row r = { t[i].cfg, t[i].live, .special = t[i].special, .cores = 2 };
+		struct route_input in;
+		struct route_facts f;
+		struct route_decision d;
+		struct route_measure m = { .bytes = MiB, .rtt_ms = -1, .idle_cores = -1 };
+		struct route_plan p;
+		struct sshcfg cfg;
+
+		plan_facts(&r, &cfg, MiB, false, &in, &f);
+		ck_assert_msg(route_plan_on_master(&f) == t[i].on, "row %zu", i);
+		route_decide(&in, &d);
+		route_plan_open(&f, &d, &m, &p);
+		ck_assert_msg(p.on_master == t[i].on, "row %zu: the plan", i);
+		if (t[i].cfg != NULL)
+			sshcfg_free(&cfg);
+	}
+}
+END_TEST
+
 TCase *route_plan_tcase(void);
 
 TCase *
@@ -606,6 +648,7 @@ route_plan_tcase(void)
 	    (int)(sizeof(grow_rows) / sizeof(grow_rows[0])));
 	tcase_add_test(tc, plan_ssm_total);
 	tcase_add_test(tc, plan_exec);
+	tcase_add_test(tc, plan_on_master);
 	tcase_add_test(tc, plan_reconnect);
 	tcase_add_test(tc, plan_probe);
 	tcase_add_loop_test(tc, plan_climb_table, 0,

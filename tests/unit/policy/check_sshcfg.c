@@ -265,6 +265,25 @@ START_TEST(parse_hostkey_options)
 }
 END_TEST
 
+START_TEST(parse_env_lists)
+{
+	struct sshcfg c;
+
+	ck_assert_int_eq(sshcfg_parse("hostname h\nsendenv LANG\nsendenv LC_*\n"
+	    "setenv A=1\nsetenv B=2 3\n", &c), 0);
+	ck_assert_int_eq((int)c.sendenv.n, 2);
+	ck_assert_str_eq(c.sendenv.v[0], "LANG");
+	ck_assert_str_eq(c.sendenv.v[1], "LC_*");
+	ck_assert_int_eq((int)c.setenv.n, 2);
+	ck_assert_str_eq(c.setenv.v[0], "A=1");
+	ck_assert_str_eq(c.setenv.v[1], "B=2 3");	/* one entry a line, spaces kept */
+	sshcfg_free(&c);
+	ck_assert_int_eq(sshcfg_parse("hostname h\n", &c), 0);
+	ck_assert_int_eq((int)(c.sendenv.n + c.setenv.n), 0);
+	sshcfg_free(&c);
+}
+END_TEST
+
 START_TEST(tilde)
 {
 	struct sshcfg c;
@@ -361,6 +380,31 @@ START_TEST(real_no_tty_warning)
 	ck_assert_msg(sshcfg_load(&o, NULL, "alias1", -1, &c, err, sizeof(err)) == 0,
 	    "%s", err);
 	ck_assert_msg(c.warnings == NULL, "ssh -G said: %s", c.warnings);
+	sshcfg_free(&c);
+	strv_free(&o.ssh_args);
+}
+END_TEST
+
+/* SendEnv and SetEnv as the mux session request needs them (sshmux): one
+ * entry a line, a SetEnv value's quotes gone and its spaces kept. */
+START_TEST(real_env_lists)
+{
+	struct fscp_opts o;
+	struct sshcfg c;
+	char err[256];
+	bool lc = false, ab = false;
+
+	opts_with_config(&o, NULL);
+	strv_push(&o.ssh_args, "-oSendEnv=LC_* FSCP_T?");
+	strv_push(&o.ssh_args, "-oSetEnv=A=1 \"B=2 3\"");
+	ck_assert_msg(sshcfg_load(&o, NULL, "alias1", -1, &c, err, sizeof(err)) == 0,
+	    "%s", err);
+	for (size_t i = 0; i < c.sendenv.n; i++)
+		lc |= strcmp(c.sendenv.v[i], "LC_*") == 0;
+	ck_assert(lc);
+	for (size_t i = 0; i + 1 < c.setenv.n; i++)
+		ab |= strcmp(c.setenv.v[i], "A=1") == 0 && strcmp(c.setenv.v[i + 1], "B=2 3") == 0;
+	ck_assert(ab);
 	sshcfg_free(&c);
 	strv_free(&o.ssh_args);
 }
@@ -537,6 +581,7 @@ sshcfg_suite(void)
 	tcase_add_test(tc, parse_proxycommand_verbatim);
 	tcase_add_test(tc, parse_defaults_and_garbage);
 	tcase_add_test(tc, parse_hostkey_options);
+	tcase_add_test(tc, parse_env_lists);
 	tcase_add_test(tc, tilde);
 	suite_add_tcase(s, tc);
 
@@ -547,6 +592,7 @@ sshcfg_suite(void)
 	tcase_add_test(rt, real_include_ssm_and_overrides);
 	tcase_add_test(rt, real_proxyjump_host);
 	tcase_add_test(rt, real_errors);
+	tcase_add_test(rt, real_env_lists);
 	tcase_add_test(rt, real_dash_host);
 	tcase_add_test(rt, run_capture_basic);
 	suite_add_tcase(s, rt);
