@@ -632,7 +632,9 @@ journal_wrote(struct journal_file *jf, uint64_t off, uint64_t len)
 	rangeset_add(&jf->pending, off, off + len);
 	j->dirty = true;
 	j->pending_bytes += len;
-	if (j->pending_bytes >= JOURNAL_PENDING_BYTES)
+	/* Before the delay the thread would only wait again: a copy shorter
+	 * than it wakes no one, a wake a write. */
+	if (j->pending_bytes >= JOURNAL_PENDING_BYTES && clock_now() >= j->start + j->delay)
 		pthread_cond_signal(&j->cond);
 	pthread_mutex_unlock(&j->lock);
 }
