@@ -305,7 +305,10 @@ xfer_untake(struct xfer *x, struct xfer_task *back)
 		if (x->tail == NULL)
 			x->tail = back;
 	}
-	if (back != NULL || x->taken == 0)
+	/* Waiters wait for a task or for the end of the work: a piece done
+	 * while others are queued wakes no one (the copy's thread would wake
+	 * once a piece, taking a core's turn from the copy). */
+	if (back != NULL || !xfer_work_left(x))
 		pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
 }
