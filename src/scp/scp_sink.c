@@ -78,6 +78,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
 #include "util/xmalloc.h"
 #include "engine/bwlimit.h"
 #include "engine/progress.h"
@@ -246,7 +247,7 @@ recv_data(struct sink *k, int ofd, const char *np, off_t size)
 			progress_update(k->w->o.pm, done);
 			bwlimit_account(k->w->o.bw, (size_t)r);
 		}
-		if (ok && !scp_wire_fd_write(ofd, buf, amt)) {
+		if (ok && fdio_write_all(ofd, buf, amt) != 0) {
 			scp_wire_note_err(k->w, "%s: %s", np, strerror(errno));
 			ok = false;
 		}

@@ -69,13 +69,13 @@
 #include "config.h"
 #include "scp/scp_wire.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
 #include "util/mtext.h"
 #include "util/xmalloc.h"
 
@@ -313,30 +313,7 @@ struct fd_pair {
 static ssize_t
 fd_pair_read(void *ctx, void *buf, size_t n)
 {
-	struct fd_pair *p = ctx;
-	ssize_t r;
-
-	while ((r = read(p->in, buf, n)) < 0 && errno == EINTR)
-		;
-	return r;
-}
-
-bool
-scp_wire_fd_write(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t r = write(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-	}
-	return true;
+	return fdio_read(((struct fd_pair *)ctx)->in, buf, n);
 }
 
 static ssize_t
@@ -344,7 +321,7 @@ fd_pair_write(void *ctx, const void *buf, size_t n)
 {
 	struct fd_pair *p = ctx;
 
-	return scp_wire_fd_write(p->out, buf, n) ? (ssize_t)n : -1;
+	return fdio_write_all(p->out, buf, n) == 0 ? (ssize_t)n : -1;
 }
 
 static int

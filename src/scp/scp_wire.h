@@ -94,9 +94,6 @@ void scp_wire_debug_unblock(struct scp_wire *w, int fd);
 /* The same with -v, in server mode too (scp's "Sink: ..." lines). */
 void scp_wire_verbose(struct scp_wire *w, const char *fmt, ...) FSCP_PRINTF(2, 3);
 
-/* write(2) all n bytes (EINTR retried); false on error, errno set. */
-bool scp_wire_fd_write(int fd, const void *buf, size_t n);
-
 /* A stream over two descriptors (server mode: stdin and stdout).  close
  * does not close them. */
 void scp_wire_fd_stream(int in, int out, struct fscp_stream *st);

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "transport/sshmux.h"
 #include "policy/fscpconf.h"
+#include "util/fdio.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -93,35 +94,13 @@ mux_get_str(struct mux_buf *b, char *out, size_t outlen)
 	b->off += n;
 }
 
-/* All n bytes written (out) or read; 0, or -1 at EOF or on error (errno
- * 0 at a clean EOF). */
-static int
-mux_io(int fd, void *d, size_t n, bool out)
-{
-	char *s = d;
-
-	while (n > 0) {
-		ssize_t r = out ? write(fd, s, n) : read(fd, s, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0)
-			errno = 0;
-		if (r <= 0)
-			return -1;
-		s += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /* Send the body in b as one message. */
 static int
 mux_send(int fd, const struct mux_buf *b)
 {
 	unsigned char w[4] = { b->len >> 24, b->len >> 16, b->len >> 8, b->len };
 
-	return mux_io(fd, w, 4, true) == 0 && mux_io(fd, b->p, b->len, true) == 0 ? 0 : -1;
+	return fdio_write_all(fd, w, 4) == 0 && fdio_write_all(fd, b->p, b->len) == 0 ? 0 : -1;
 }
 
 /* The next message into b (reset); 0, or -1 at EOF or on error. */
@@ -133,7 +112,7 @@ mux_recv(int fd, struct mux_buf *b)
 
 	b->len = b->off = 0;
 	b->bad = false;
-	if (mux_io(fd, w, 4, false) != 0)
+	if (fdio_read_all(fd, w, 4) != 0)
 		return -1;
 	n = (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3];
 	if (n > MUX_MAX_MSG) {
@@ -145,7 +124,7 @@ mux_recv(int fd, struct mux_buf *b)
 		b->p = xrealloc(b->p, b->cap);
 	}
 	b->len = n;
-	return mux_io(fd, b->p, n, false);
+	return fdio_read_all(fd, b->p, n);
 }
 
 /* One descriptor, with the one byte ssh's mm_send_fd() sends beside it. */
@@ -239,21 +218,13 @@ struct sshmux {
 static ssize_t
 sshmux_read(void *ctx, void *buf, size_t n)
 {
-	struct sshmux *m = ctx;
-	ssize_t r;
-
-	do
-		r = read(m->fd, buf, n);
-	while (r < 0 && errno == EINTR);
-	return r;
+	return fdio_read(((struct sshmux *)ctx)->fd, buf, n);
 }
 
 static ssize_t
 sshmux_write(void *ctx, const void *buf, size_t n)
 {
-	struct sshmux *m = ctx;
-
-	return mux_io(m->fd, (void *)buf, n, true) == 0 ? (ssize_t)n : -1;
+	return fdio_write_all(((struct sshmux *)ctx)->fd, buf, n) == 0 ? (ssize_t)n : -1;
 }
 
 /* EOF on the session's stdin ends it; then the exit status comes as ssh's

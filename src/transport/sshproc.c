@@ -3,6 +3,7 @@
 #include "config.h"
 #include "transport/sshproc.h"
 #include "policy/sshcfg.h"
+#include "util/fdio.h"
 #include "util/log.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
@@ -24,32 +25,13 @@ struct sshproc {
 static ssize_t
 sshproc_read(void *ctx, void *buf, size_t n)
 {
-	struct sshproc *p = ctx;
-	ssize_t r;
-
-	do
-		r = read(p->fd, buf, n);
-	while (r < 0 && errno == EINTR);
-	return r;
+	return fdio_read(((struct sshproc *)ctx)->fd, buf, n);
 }
 
 static ssize_t
 sshproc_write(void *ctx, const void *buf, size_t n)
 {
-	struct sshproc *p = ctx;
-	const char *s = buf;
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = write(p->fd, s + done, n - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		done += (size_t)r;
-	}
-	return (ssize_t)n;
+	return fdio_write_all(((struct sshproc *)ctx)->fd, buf, n) == 0 ? (ssize_t)n : -1;
 }
 
 static int
