@@ -210,6 +210,18 @@ pool_job_pause(struct pool_job *j, double s)
 	return !stop;
 }
 
+/* Whether the pool was stopped: a try cut short is not one to retry. */
+static bool
+pool_stopped(struct pool *b)
+{
+	bool stop;
+
+	pthread_mutex_lock(&b->lock);
+	stop = b->stop;
+	pthread_mutex_unlock(&b->lock);
+	return stop;
+}
+
 /* The connection's socket, kept (as a dup) so that stopping the pool can
  * cut a handshake short instead of waiting for it. */
 static void
@@ -342,7 +354,7 @@ pool_connect_one(void *arg)
 		/* AWS refuses StartSession calls that come too fast: try again
 		 * a little later (0.5, 1, 2 s), then give this one up; the copy
 		 * goes on with the sessions it has. */
-		if (j->rc != SSHCONN_ERR_CONNECT || attempt >= 3 ||
+		if (j->rc != SSHCONN_ERR_CONNECT || attempt >= 3 || pool_stopped(j->pool) ||
 		    !proxycmd_hold_has(hold, awsmsg_is_throttled, 200) ||
 		    !pool_job_pause(j, 0.5 * (1 << attempt)))
 			goto out;

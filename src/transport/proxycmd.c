@@ -89,6 +89,7 @@ struct proxycmd_hold {
 	enum hold_mode mode;
 	char *buf;
 	size_t len;
+	bool over;		/* the child's stderr is closed: nothing more comes */
 	int refs;		/* the relay and the owner */
 };
 
@@ -134,10 +135,13 @@ proxycmd_hold_has(struct proxycmd_hold *h, bool (*says)(const char *text, size_t
 	if (h == NULL)
 		return false;
 	for (int waited = 0;; waited += 10) {
+		bool over;
+
 		pthread_mutex_lock(&h->lock);
 		found = h->buf != NULL && says(h->buf, h->len);
+		over = h->over;
 		pthread_mutex_unlock(&h->lock);
-		if (found || waited >= wait_ms)
+		if (found || over || waited >= wait_ms)
 			return found;
 		struct timespec ts = { 0, 10 * 1000000L };
 
@@ -292,8 +296,12 @@ relay_run(void *arg)
 			}
 		}
 		if (errs && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !hold_pump(r, buf, sizeof(buf)))
+		    !hold_pump(r, buf, sizeof(buf))) {
 			errs = false;
+			pthread_mutex_lock(&r->hold->lock);
+			r->hold->over = true;
+			pthread_mutex_unlock(&r->hold->lock);
+		}
 	}
 	if (r->to_child >= 0)
 		close(r->to_child);

@@ -46,7 +46,8 @@ unsigned long long proxycmd_meter_bytes(struct proxycmd_meter *m);
 void proxycmd_meter_unref(struct proxycmd_meter *m);
 /* Whether what the child wrote so far (and is still held) says what says()
  * recognises (policy/awsmsg: text, len bytes), waiting up to wait_ms for
- * more to come (its last words may trail its exit).  NULL-safe (false). */
+ * more to come (its last words may trail its exit) unless its stderr is
+ * already closed.  NULL-safe (false). */
 bool proxycmd_hold_has(struct proxycmd_hold *h, bool (*says)(const char *text, size_t len),
     int wait_ms);
 

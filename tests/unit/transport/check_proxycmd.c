@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* Unit tests for proxycmd: the shell it runs under, spawning, and the
- * relay's pace.  The command's text is tests/unit/policy/check_proxytext. */
+/* Unit tests for proxycmd: the shell it runs under, spawning, its held
+ * stderr, and the relay's pace.  The command's text is tests/unit/policy/check_proxytext. */
 #include "config.h"
 
 #include <check.h>
@@ -95,6 +95,52 @@ START_TEST(spawn_failing_command)
 }
 END_TEST
 
+/* ---- the held stderr ------------------------------------------------------- */
+
+static bool
+says_throttled(const char *text, size_t len)
+{
+	return memmem(text, len, "Throttl", 7) != NULL;
+}
+
+/* Whether what cmd writes on stderr says "Throttl", looked for once
+ * its stdout has ended, with a minute to wait. */
+static bool
+hold_after_end(const char *cmd)
+{
+	struct proxycmd_hold *hold = NULL;
+	char err[128], buf[64];
+	pid_t pid;
+	int fd, st;
+	bool found;
+
+	setenv("SHELL", "/bin/sh", 1);
+	fd = proxycmd_spawn_metered(cmd, &pid, &hold, NULL, err, sizeof(err));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(hold);
+	read_all(fd, buf, sizeof(buf));
+	found = proxycmd_hold_has(hold, says_throttled, 60000);
+	close(fd);
+	waitpid(pid, &st, 0);
+	proxycmd_hold_end(hold, false);
+	return found;
+}
+
+/* Once a failed proxy's stderr is closed nothing more can come: the look
+ * ends there, not after its minute (Check's timeout would fail it). */
+START_TEST(hold_ends_with_stderr)
+{
+	ck_assert(!hold_after_end("sh -c 'echo no route >&2'"));
+}
+END_TEST
+
+/* Words that came just before the end count. */
+START_TEST(hold_finds_last_words)
+{
+	ck_assert(hold_after_end("sh -c 'echo ThrottlingException >&2'"));
+}
+END_TEST
+
 /* ---- the relay's pace ------------------------------------------------------ */
 
 /* SSM's trickle: 1 KiB every 1.2 ms.  The first PROXYCMD_STREAK reads
@@ -167,6 +213,8 @@ proxycmd_suite(void)
 	tcase_add_test(ts, spawn_echo);
 	tcase_add_test(ts, spawn_exec_replaces_shell);
 	tcase_add_test(ts, spawn_failing_command);
+	tcase_add_test(ts, hold_ends_with_stderr);
+	tcase_add_test(ts, hold_finds_last_words);
 	tcase_add_test(ts, trickle_ssm);
 	tcase_add_test(ts, trickle_no_wait);
 	suite_add_tcase(s, ts);
