@@ -107,7 +107,6 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	c->wake[0] = c->wake[1] = -1;
 	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
 	c->read_buf = p->read_buf ? p->read_buf : SSHCONN_READ_BUF_DEFAULT;
 	if (c->read_buf > SSHCONN_READ_BUF_MAX)
 		c->read_buf = SSHCONN_READ_BUF_MAX;
@@ -238,7 +237,6 @@ sshconn_unref(struct sshconn *c)
 		if (c->wake[i] >= 0)
 			close(c->wake[i]);
 	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->cond);
 	free(c->banner);
 	free(c);
 	return true;

@@ -60,32 +60,54 @@ shared_lock(struct sshconn *c)
 		pthread_mutex_lock(&c->lock);
 }
 
-/* Unlock after a libssh call, which may have read the socket and filled
- * other channels' buffers: wake whoever waits for theirs. */
+/* Under c->lock, after libssh may have read the socket: wake the threads
+ * whose channels it filed something for (all when the connection died),
+ * and, when nobody polls, one other to take the socket over; the poller
+ * is told through the pipe when its channel was filled meanwhile. */
+static void
+shared_wake(struct sshconn *c)
+{
+	bool dead = (ssh_get_status(c->s) & SSH_CLOSED_ERROR) != 0;
+	struct sshconn_chan *next_poller = NULL;
+
+	for (struct sshconn_chan *k = c->chans; k != NULL; k = k->next) {
+		if (!k->waiting)
+			continue;
+		if (k->ready || dead)
+			pthread_cond_signal(&k->cond);
+		else if (next_poller == NULL)
+			next_poller = k;
+	}
+	if (!c->polling && next_poller != NULL)
+		pthread_cond_signal(&next_poller->cond);
+	if (c->polling && c->poller != NULL && (c->poller->ready || dead)) {
+		char b = 0;
+
+		(void)!write(c->wake[1], &b, 1);
+	}
+}
+
 static void
 shared_unlock(struct sshconn *c)
 {
 	if (!c->shared)
 		return;
-	pthread_cond_broadcast(&c->cond);
-	if (c->polling) {
-		char b = 0;
-
-		(void)!write(c->wake[1], &b, 1);
-	}
+	shared_wake(c);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Under c->lock, with this thread's channel found empty: let time pass
- * until the socket may have something (or others read it), the lock
- * released meanwhile.  The caller then asks libssh again. */
+/* Under c->lock, with k found empty: let time pass until the socket may
+ * have something for k (or others read it), the lock released meanwhile.
+ * The caller then asks libssh again. */
 static void
-shared_wait(struct sshconn *c)
+shared_wait(struct sshconn *c, struct sshconn_chan *k)
 {
 	/* What libssh could not write yet (an EOF, a window adjust) must go
 	 * out before anyone sleeps: the server may be waiting for it. */
 	if (ssh_get_status(c->s) & SSH_WRITE_PENDING)
 		(void)ssh_blocking_flush(c->s, 100);
+	if (k->ready)
+		return;
 	if (!c->polling) {
 		struct pollfd pf[2] = {
 			{ .fd = c->fd, .events = POLLIN },
@@ -94,18 +116,46 @@ shared_wait(struct sshconn *c)
 		char drain[64];
 
 		c->polling = true;
+		c->poller = k;
+		shared_wake(c);
 		pthread_mutex_unlock(&c->lock);
-		(void)poll(pf, 2, SSHCONN_SHARED_POLL_MS);
-		while (read(c->wake[0], drain, sizeof(drain)) > 0)
-			;
+		if (poll(pf, 2, SSHCONN_SHARED_POLL_MS) > 0 && (pf[1].revents & POLLIN))
+			while (read(c->wake[0], drain, sizeof(drain)) > 0)
+				;
 		pthread_mutex_lock(&c->lock);
 		c->polling = false;
-		pthread_cond_broadcast(&c->cond);
+		c->poller = NULL;
 	} else {
 		struct timespec ts = clock_deadline(SSHCONN_SHARED_POLL_MS / 1000.0);
 
-		(void)pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+		shared_wake(c);
+		k->waiting = true;
+		(void)pthread_cond_timedwait(&k->cond, &c->lock, &ts);
+		k->waiting = false;
 	}
+}
+
+/* libssh's word that it filed something for the channel: kept in its
+ * buffer (nothing consumed here) for the channel's thread to read. */
+static int
+chan_on_data(ssh_session s, ssh_channel ch, void *data, uint32_t len, int is_stderr,
+    void *arg)
+{
+	(void)s;
+	(void)ch;
+	(void)data;
+	(void)len;
+	(void)is_stderr;
+	((struct sshconn_chan *)arg)->ready = true;
+	return 0;
+}
+
+static void
+chan_on_end(ssh_session s, ssh_channel ch, void *arg)
+{
+	(void)s;
+	(void)ch;
+	((struct sshconn_chan *)arg)->ready = true;
 }
 
 /* A shared channel's read: libssh is asked without blocking; while there
@@ -118,6 +168,7 @@ chan_fill_shared(struct sshconn_chan *k)
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
+		k->ready = false;
 		r = ssh_channel_poll(k->ch, 0);
 		if (r == SSH_ERROR || ssh_get_status(c->s) & SSH_CLOSED_ERROR) {
 			r = -1;
@@ -137,7 +188,7 @@ chan_fill_shared(struct sshconn_chan *k)
 			r = 0;
 			break;
 		}
-		shared_wait(c);
+		shared_wait(c, k);
 	}
 	shared_unlock(c);
 	return r;
@@ -219,8 +270,14 @@ chan_free(struct sshconn_chan *k)
 	struct sshconn *c = k->c;
 
 	shared_lock(c);
+	for (struct sshconn_chan **p = &c->chans; *p != NULL; p = &(*p)->next)
+		if (*p == k) {
+			*p = k->next;
+			break;
+		}
 	ssh_channel_free(k->ch);
 	shared_unlock(c);
+	pthread_cond_destroy(&k->cond);
 	free(k->buf);
 	free(k);
 	(void)sshconn_unref(c);
@@ -242,7 +299,10 @@ chan_close_shared(struct sshconn_chan *k)
 	}
 	for (;;) {
 		unsigned char junk[4096];
-		int r = ssh_channel_poll(k->ch, 0);
+		int r;
+
+		k->ready = false;
+		r = ssh_channel_poll(k->ch, 0);
 
 		if (r > 0) {
 			(void)ssh_channel_read_nonblocking(k->ch, junk, sizeof(junk), 0);
@@ -250,7 +310,7 @@ chan_close_shared(struct sshconn_chan *k)
 		}
 		if (r == SSH_ERROR || ssh_channel_is_closed(k->ch) || clock_now() > deadline)
 			break;
-		shared_wait(c);
+		shared_wait(c, k);
 	}
 	/* Closed by the server: the status (if any came) is there already. */
 	if (ssh_channel_is_closed(k->ch) && !(ssh_get_status(c->s) & SSH_CLOSED_ERROR))
@@ -316,6 +376,17 @@ chan_stream(struct sshconn *c, ssh_channel ch, bool exec, struct fscp_stream *ou
 	k->exec = exec;
 	k->cap = c->read_buf;
 	k->buf = xmalloc(k->cap);
+	pthread_cond_init(&k->cond, NULL);
+	/* Registered before the session is shared (the streams are made by
+	 * one thread); the list is c->lock's from then on. */
+	k->cb.userdata = k;
+	k->cb.channel_data_function = chan_on_data;
+	k->cb.channel_eof_function = chan_on_end;
+	k->cb.channel_close_function = chan_on_end;
+	ssh_callbacks_init(&k->cb);
+	(void)ssh_set_channel_callbacks(ch, &k->cb);
+	k->next = c->chans;
+	c->chans = k;
 	out->ops = &chan_ops;
 	out->ctx = k;
 	out->desc = "libssh channel";

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include <libssh/libssh.h>
+#include <libssh/callbacks.h>
 
 /* Seconds a closing channel waits for the server's exit status. */
 #define SSHCONN_CLOSE_TIMEOUT 3
@@ -37,15 +38,18 @@ struct sshconn {
 	bool loopback;		/* connected by TCP to a loopback address */
 	/* Several channels used by several threads (sshconn_sftp_streams with
 	 * n > 1): every libssh call takes lock, and nobody blocks inside
-	 * libssh waiting for data.  One thread at a time (polling) sleeps in
+	 * libssh waiting for data.  One thread at a time (poller) sleeps in
 	 * poll() on the socket with the lock released; the others wait on
-	 * cond; whoever lets libssh read the socket wakes them. */
+	 * their channel's cond.  libssh's callbacks mark the channels it
+	 * filled, and whoever let it read the socket wakes those only (and
+	 * one other to poll next), not every thread per packet. */
 	bool shared;
 	bool polling;
+	struct sshconn_chan *poller;	/* the polling thread's channel */
+	struct sshconn_chan *chans;	/* the open channels' streams */
 	int wake[2];		/* pipe that ends the poller's sleep early */
 	int refs;		/* the owner's and one per open stream */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
 };
 
 /* One channel as a stream.  Reads go through buf so that every
@@ -56,6 +60,13 @@ struct sshconn_chan {
 	unsigned char *buf;
 	size_t cap, off, len;
 	bool exec;		/* a command's channel: its stderr is shown */
+	/* On a shared session, under c->lock: ready once libssh filed data,
+	 * an EOF or a close for the channel since its thread last looked;
+	 * waiting while that thread sleeps on cond. */
+	struct ssh_channel_callbacks_struct cb;
+	pthread_cond_t cond;
+	bool ready, waiting;
+	struct sshconn_chan *next;	/* in c->chans */
 };
 
 /* err (may be NULL) says why. */
