@@ -21,7 +21,8 @@
  * THREADS: a struct sshconn and every stream made from it belong to ONE thread
  * (libssh sessions are not thread-safe), except the streams of
  * sshconn_sftp_streams with n > 1: each of those may be used by its own
- * thread (the session then serialises every libssh call).
+ * thread (the session then serialises every libssh call, and a thread
+ * waiting to read is woken when libssh filed something for its channel).
  */
 #ifndef FSCP_SSHCONN_H
 #define FSCP_SSHCONN_H
