@@ -187,7 +187,12 @@ route_inflight_bytes(double rtt_ms, bool upload)
  * ROUTE_FRESH_CONNS connections keeps the copy near 320 MB/s; fewer
  * connections (one through a bastion) get more channels each, up to the
  * cap.  Near servers are CPU-bound and get one (a second channel there
- * only adds a server process).  Unknown: one. */
+ * only adds a server process).  Unknown: one.  A download's channels are
+ * sized the same way: each has a window of its own, and a far connection
+ * with one channel was held to that window (256 MiB 50 ms away: 2.17 s
+ * with one channel each on a pool that could climb to 14 connections,
+ * 1.84 s with channels for the 4 that ran).  conns: the connections that
+ * run, not all a climb may come to (sized for those, each got one). */
 int
 route_channels(double rtt_ms, int conns, int max)
 {
@@ -201,19 +206,6 @@ route_channels(double rtt_ms, int conns, int max)
 		return 1;
 	n = rtt_ms / ROUTE_CHANNEL_MS * ROUTE_FRESH_CONNS / conns + 0.5;
 	return n < 1 ? 1 : n > max ? max : (int)n;
-}
-
-/* Each channel's WRITEs are bound by its window, so a far upload needs the
- * channels for its round trip on the connections it has (sized for a
- * climb's room as well, four connections got one channel each and a far
- * upload ran at a quarter of its windows).  A channel's READs keep the
- * connection's whole budget in flight (route_tuning): more channels only
- * cost a download CPU (at 50 ms four each were slower and took a quarter
- * more CPU), so it shares them out among all it may come to. */
-int
-route_channel_conns(bool upload, int running, int all)
-{
-	return upload || all < running ? running : all;
 }
 
 /* A server this near (the same host or a LAN) is not held back by windows

@@ -168,9 +168,5 @@ int route_near_connections(double rtt_ms, int cores);
 /* SFTP channels worth opening on each of conns connections whose round
  * trip is rtt_ms (< 0: unknown), at most max; see route.c. */
 int route_channels(double rtt_ms, int conns, int max);
-/* The connections whose total route_channels shares out, for a pool that
- * runs running connections and may come to all (a climb's room): an
- * upload's, those that run; a download's, all. */
-int route_channel_conns(bool upload, int running, int all);
 
 #endif

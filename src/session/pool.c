@@ -238,19 +238,17 @@ pool_job_socket(void *arg, int fd)
 	pthread_mutex_unlock(&j->pool->lock);
 }
 
-/* The connections a connection's channels are sized for
- * (route_channel_conns): those that run (the plan's and the climb's so
- * far) and all the pool may come to. */
+/* The connections a connection's channels are sized for (route_channels):
+ * those that run, the plan's and the climb's so far. */
 static int
 pool_channel_conns(struct pool *b)
 {
-	int running, all;
+	int running;
 
 	pthread_mutex_lock(&b->lock);
 	running = b->planned + b->climbed;
-	all = b->n / b->per;
 	pthread_mutex_unlock(&b->lock);
-	return route_channel_conns(b->upload, running, all);
+	return running;
 }
 
 /* The first connection's banner came: a far server's others start now. */
@@ -635,7 +633,6 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->has_tid = xcalloc((size_t)(all * per), sizeof(*b->has_tid));
 	b->n = all * per;
 	b->planned = n;
-	b->upload = h->upload;
 	b->held = room;
 	b->climbing = room > 0;
 	b->per = per;

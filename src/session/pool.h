@@ -40,8 +40,6 @@ struct pool_how {
 	const char *proxy;	/* expanded ProxyCommand, or NULL */
 	const char *direct;	/* ssm-direct address, or NULL */
 	bool compress;
-	bool upload;		/* the copy writes to the host: each channel's
-				   WRITEs are bound by its window */
 	int n;			/* connections */
 	int per;		/* SFTP channels each, at most */
 	bool probe;		/* the first says how many more start */

@@ -73,7 +73,6 @@ struct pool {
 	double start_cpu_s;	/* FSCP_SSM_START_CPU; 0: measured */
 	struct proxycmd_meter *meter;	/* bytes the SSM proxies moved */
 	int planned;		/* connections the plan started with */
-	bool upload;		/* the copy writes (pool_channel_conns) */
 	int held;		/* the last held connections wait for the climb
 				   (pool_climb): not started, not given up */
 	bool climbing;		/* ... and the copy waits for them too */

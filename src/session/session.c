@@ -52,8 +52,6 @@ struct session {
 	char *host, *user;
 	int port;
 	enum route_kind route;
-	bool upload;		/* opened knowing the size: the copy writes
-				   to this host (the pools' channels) */
 	/* The engine's joiner thread adds connections (session_next_conn)
 	 * while the main thread may reconnect, reserve room or drop them:
 	 * lock guards every write of conns, ssh, proxy_pids and nconns.
@@ -87,7 +85,6 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
     const char *direct, bool compress)
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
-		.upload = s->upload,
 		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
@@ -738,7 +735,6 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	s->host = xstrdup(host);
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
-	s->upload = bytes >= 0 && want == 0;
 	facts_gather(&f, o, host, user, port, bytes, want, false);
 	s->cfg = f.cfg;
 	facts_route(&f, o, want, &s->facts);

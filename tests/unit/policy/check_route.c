@@ -373,13 +373,6 @@ START_TEST(channels_model)
 	ck_assert_int_eq(route_channels(50, 1, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
 	ck_assert_int_eq(route_channels(50, 8, ROUTE_MAX_CHANNELS), 2);
 	ck_assert_int_eq(route_channels(50, 0, ROUTE_MAX_CHANNELS), ROUTE_MAX_CHANNELS);
-	/* A pool that may climb: an upload's channels are shared among the
-	 * connections that run, a download's among all it may come to. */
-	ck_assert_int_eq(route_channel_conns(true, 4, 16), 4);
-	ck_assert_int_eq(route_channel_conns(false, 4, 16), 16);
-	ck_assert_int_eq(route_channel_conns(true, 4, 4), 4);
-	ck_assert_int_eq(route_channel_conns(false, 4, 4), 4);
-	ck_assert_int_eq(route_channel_conns(false, 6, 4), 6);
 	/* Below sshd's default MaxSessions (10). */
 	ck_assert_int_le(ROUTE_MAX_CHANNELS, 10);
 	for (double ms = 0, last = 1; ms < 400; ms += 0.7) {
