@@ -189,10 +189,9 @@ route_inflight_bytes(double rtt_ms, bool upload)
  * cap.  Near servers are CPU-bound and get one (a second channel there
  * only adds a server process).  Unknown: one.  A download's channels are
  * sized the same way: each has a window of its own, and a far connection
- * with one channel was held to that window (256 MiB 50 ms away: 2.17 s
- * with one channel each on a pool that could climb to 14 connections,
- * 1.84 s with channels for the 4 that ran).  conns: the connections that
- * run, not all a climb may come to (sized for those, each got one). */
+ * with a single channel is held to that one window.  conns: the
+ * connections that run, not all a climb may come to (sized for those,
+ * each far connection got one channel). */
 int
 route_channels(double rtt_ms, int conns, int max)
 {
