@@ -78,9 +78,9 @@ shared_wake(struct sshconn *c)
 		else if (next_poller == NULL)
 			next_poller = k;
 	}
-	if (!c->polling && next_poller != NULL)
+	if (c->poller == NULL && next_poller != NULL)
 		pthread_cond_signal(&next_poller->cond);
-	if (c->polling && c->poller != NULL && (c->poller->ready || dead)) {
+	if (c->poller != NULL && (c->poller->ready || dead)) {
 		char b = 0;
 
 		(void)!write(c->wake[1], &b, 1);
@@ -108,14 +108,13 @@ shared_wait(struct sshconn *c, struct sshconn_chan *k)
 		(void)ssh_blocking_flush(c->s, 100);
 	if (k->ready)
 		return;
-	if (!c->polling) {
+	if (c->poller == NULL) {
 		struct pollfd pf[2] = {
 			{ .fd = c->fd, .events = POLLIN },
 			{ .fd = c->wake[0], .events = POLLIN },
 		};
 		char drain[64];
 
-		c->polling = true;
 		c->poller = k;
 		shared_wake(c);
 		pthread_mutex_unlock(&c->lock);
@@ -123,7 +122,6 @@ shared_wait(struct sshconn *c, struct sshconn_chan *k)
 			while (read(c->wake[0], drain, sizeof(drain)) > 0)
 				;
 		pthread_mutex_lock(&c->lock);
-		c->polling = false;
 		c->poller = NULL;
 	} else {
 		struct timespec ts = clock_deadline(SSHCONN_SHARED_POLL_MS / 1000.0);

@@ -44,8 +44,7 @@ struct sshconn {
 	 * filled, and whoever let it read the socket wakes those only (and
 	 * one other to poll next), not every thread per packet. */
 	bool shared;
-	bool polling;
-	struct sshconn_chan *poller;	/* the polling thread's channel */
+	struct sshconn_chan *poller;	/* the polling thread's channel, or NULL */
 	struct sshconn_chan *chans;	/* the open channels' streams */
 	int wake[2];		/* pipe that ends the poller's sleep early */
 	int refs;		/* the owner's and one per open stream */
