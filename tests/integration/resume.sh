@@ -235,10 +235,11 @@ if [ "${RESUME_SLOW:-0}" = 1 ]; then
 	unset FSCP_ROUTE FSCP_CONNECTIONS
 	RELAY=$FSCP_TOOLS_BUILDDIR/delayrelay
 	[ -x "$RELAY" ] || fscp_hard_error "delayrelay not built ($RELAY)"
-	# The relay holds each connection to 12.5 MB/s each way: a copy held
-	# back by -l instead would read the server's answers to its writes
-	# only as its window empties, and know of less than is there.
-	"$RELAY" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d 20 -r 12500000 -p "$FSCP_WORK/relay.port" \
+	# The relay holds the path to 12.5 MB/s each way, however many
+	# connections fscp opens (-s): a copy held back by -l instead would
+	# read the server's answers to its writes only as its window empties,
+	# and know of less than is there.
+	"$RELAY" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d 20 -r 12500000 -s -p "$FSCP_WORK/relay.port" \
 		>"$FSCP_WORK/relay.log" 2>&1 </dev/null &
 	relay_pid=$!
 	trap 'kill "$relay_pid" 2>/dev/null; rm -f "$RS_COUNTS"; fscp__cleanup' EXIT

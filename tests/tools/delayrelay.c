@@ -4,8 +4,9 @@
  * latency tests and the benchmark.  Every accepted connection is relayed to
  * the target both ways with a fixed one-way delay per direction (bytes read
  * at t are written at t + d, from a queue of timestamped chunks) and an
- * optional per-direction rate cap (token bucket); with -b, CPU time spent per
- * KiB relayed, as a tunnel on the path would.  Half-close is propagated.
+ * optional per-direction rate cap (token bucket), each connection's own or,
+ * with -s, one for all of them as a path's bottleneck is; with -b, CPU time
+ * spent per KiB relayed, as a tunnel on the path would.  Half-close is propagated.
  * Single-threaded and poll-driven; reads are large so that the relay itself
  * is never the bottleneck.
  */
@@ -41,6 +42,7 @@ struct dr_opts {
 	const char *target;
 	int64_t delay_ns;
 	double rate;		/* bytes/s per direction, 0 = unlimited */
+	bool shared;		/* -s: the rate is the path's, not each connection's */
 	int64_t cpu_ns_per_kib;	/* CPU spent per KiB relayed (-b) */
 	const char *portfile;
 	int verbose;
@@ -54,14 +56,19 @@ struct dr_chunk {
 	unsigned char data[];
 };
 
+struct dr_bucket {
+	double tokens;		/* rate cap: bytes that may be written now */
+	int64_t refill;		/* when tokens were last topped up */
+};
+
 struct dr_dir {
 	int src, dst;
 	bool src_eof, done;
 	bool want_in, want_out;	/* waiting for poll readiness */
 	struct dr_chunk *head, *tail;
 	size_t queued;
-	double tokens;		/* rate cap: bytes that may be written now */
-	int64_t refill;		/* when tokens were last topped up */
+	struct dr_bucket own;
+	struct dr_bucket *bucket;	/* own, or the state's shared one (-s) */
 };
 
 struct dr_conn {
@@ -79,6 +86,8 @@ struct dr_state {
 	struct dr_chunk *pool;	/* free big chunks: reuse avoids page faults */
 	size_t npool;
 	struct cpuburn burn;	/* -b */
+	struct dr_bucket shared[2];	/* -s: per direction, for every connection */
+	size_t turn;		/* which connection is served first */
 };
 
 static int64_t
@@ -91,7 +100,7 @@ static void
 dr_usage(void)
 {
 	fprintf(stderr,
-	    "usage: delayrelay -l host:port -t host:port -d one_way_ms [-r bytes_per_sec]\n"
+	    "usage: delayrelay -l host:port -t host:port -d one_way_ms [-r bytes_per_sec [-s]]\n"
 	    "                  [-b cpu_ns_per_kib] [-p portfile] [-v]\n"
 	    "  listen port 0 picks a free port; it is printed on stdout and written to portfile\n");
 	exit(2);
@@ -133,7 +142,7 @@ dr_parse(int argc, char **argv, struct dr_opts *o)
 	int c;
 
 	o->delay_ns = -1;
-	while ((c = getopt(argc, argv, "l:t:d:r:b:p:v")) != -1) {
+	while ((c = getopt(argc, argv, "l:t:d:r:sb:p:v")) != -1) {
 		switch (c) {
 		case 'l': o->listen = optarg; break;
 		case 't': o->target = optarg; break;
@@ -149,6 +158,7 @@ dr_parse(int argc, char **argv, struct dr_opts *o)
 				dr_usage();
 			o->rate = v;
 			break;
+		case 's': o->shared = true; break;
 		case 'b':
 			v = strtod(optarg, &end);
 			if (*end != '\0' || !(v >= 0 && v <= 1e9))
@@ -160,7 +170,8 @@ dr_parse(int argc, char **argv, struct dr_opts *o)
 		default: dr_usage();
 		}
 	}
-	if (optind != argc || o->listen == NULL || o->target == NULL || o->delay_ns < 0)
+	if (optind != argc || o->listen == NULL || o->target == NULL || o->delay_ns < 0 ||
+	    (o->shared && o->rate <= 0))
 		dr_usage();
 }
 
@@ -258,7 +269,8 @@ dr_accept(struct dr_state *st)
 		for (int i = 0; i < 2; i++) {
 			c->dir[i].src = c->fd[i];
 			c->dir[i].dst = c->fd[1 - i];
-			c->dir[i].refill = dr_now();
+			c->dir[i].own.refill = dr_now();
+			c->dir[i].bucket = st->opt.shared ? &st->shared[i] : &c->dir[i].own;
 		}
 		if (st->nconns == st->capconns) {
 			st->capconns = st->capconns ? 2 * st->capconns : 8;
@@ -357,14 +369,15 @@ static int
 dr_write(struct dr_state *st, struct dr_dir *d, int64_t now, int64_t *wake)
 {
 	double rate = st->opt.rate;
+	struct dr_bucket *b = d->bucket;
 
 	if (rate > 0) {
 		double burst = rate / 100 > 65536 ? rate / 100 : 65536;
 
-		d->tokens += (double)(now - d->refill) * rate / 1e9;
-		if (d->tokens > burst)
-			d->tokens = burst;
-		d->refill = now;
+		b->tokens += (double)(now - b->refill) * rate / 1e9;
+		if (b->tokens > burst)
+			b->tokens = burst;
+		b->refill = now;
 	}
 	while (!d->want_out && d->head != NULL && d->head->due <= now) {
 		struct dr_chunk *ch = d->head;
@@ -376,9 +389,9 @@ dr_write(struct dr_state *st, struct dr_dir *d, int64_t now, int64_t *wake)
 			d->done = true;
 		} else {
 			if (rate > 0) {
-				if (d->tokens < 1) {
+				if (b->tokens < 1) {
 					double need = want < rate / 1000 ? (double)want : rate / 1000;
-					int64_t t = now + (int64_t)((need - d->tokens) * 1e9 / rate) + 1;
+					int64_t t = now + (int64_t)((need - b->tokens) * 1e9 / rate) + 1;
 
 					if (need < 1)
 						t = now + (int64_t)(1e9 / rate) + 1;
@@ -386,8 +399,8 @@ dr_write(struct dr_state *st, struct dr_dir *d, int64_t now, int64_t *wake)
 						*wake = t;
 					return 0;
 				}
-				if ((double)want > d->tokens)
-					want = (size_t)d->tokens;
+				if ((double)want > b->tokens)
+					want = (size_t)b->tokens;
 			}
 			n = write(d->dst, ch->data + ch->off, want);
 			if (n < 0) {
@@ -401,7 +414,7 @@ dr_write(struct dr_state *st, struct dr_dir *d, int64_t now, int64_t *wake)
 			}
 			ch->off += (size_t)n;
 			if (rate > 0)
-				d->tokens -= (double)n;
+				b->tokens -= (double)n;
 			if (ch->off < ch->len)
 				continue;
 			d->queued -= ch->len;
@@ -446,8 +459,10 @@ dr_loop(struct dr_state *st)
 		struct timespec ts, *tsp = NULL;
 		size_t n = 0, j = 0;
 
-		for (size_t i = 0; i < st->nconns; i++) {
-			struct dr_conn *c = st->conns[i];
+		/* Each turn starts at the next connection: with a shared rate
+		 * (-s) the first served takes what the bucket holds. */
+		for (size_t r = 0; r < st->nconns; r++) {
+			struct dr_conn *c = st->conns[(st->turn + r) % st->nconns];
 
 			for (int k = 0; k < 2 && !c->dead; k++) {
 				struct dr_dir *d = &c->dir[k];
@@ -457,6 +472,11 @@ dr_loop(struct dr_state *st)
 				if (dr_read(st, d, now) < 0 || dr_write(st, d, now, &wake) < 0)
 					c->dead = true;
 			}
+		}
+		st->turn++;
+		for (size_t i = 0; i < st->nconns; i++) {
+			struct dr_conn *c = st->conns[i];
+
 			if (c->dead || (c->dir[0].done && c->dir[1].done)) {
 				if (st->opt.verbose)
 					fprintf(stderr, "delayrelay: connection %d closed%s\n",
@@ -528,6 +548,7 @@ main(int argc, char **argv)
 
 	log_init("delayrelay", 0);
 	dr_parse(argc, argv, &st.opt);
+	st.shared[0].refill = st.shared[1].refill = dr_now();
 	if (st.opt.cpu_ns_per_kib > 0)
 		cpuburn_init(&st.burn);
 	signal(SIGPIPE, SIG_IGN);
