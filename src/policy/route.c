@@ -610,17 +610,22 @@ route_decide(const struct route_input *in, struct route_decision *out)
 		}
 		if (!forced && in->idle_known && in->connections_wanted == 0 &&
 		    in->idle_cores < ROUTE_FRESH_IDLE_CORES) {
-			/* The master's copy goes on while fresh connections
-			 * come up, and on the same cores: their handshakes and
-			 * second encryption streams take what it needs (at
-			 * half the CPU, 10 ms away: 0.52x of scp's speed). */
+			/* Fresh connections started at once would come up
+			 * beside the master's copy, on the same cores: their
+			 * handshakes and second encryption streams take what
+			 * it needs (at half the CPU, 10 ms away, slower than
+			 * scp).  So they join only as the climb finds
+			 * the window binding the master's copy and CPU idle
+			 * beside it; the legacy protocol's one stream stays. */
+			out->kind = in->one_stream ? ROUTE_STANDARD : ROUTE_FRESH;
+			out->connections = 1;
+			out->window_Bps = in->one_stream ? 0 : ssh_window_Bps(in);
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; %.2f cores idle since the copy "
-			    "began: the copy (%s) stays on the live master (fresh connections "
-			    "need a whole idle core beside it)", cfg->controlpath,
-			    in->idle_cores, size);
-			out->kind = ROUTE_STANDARD;
-			out->connections = 1;
+			    "began: the copy (%s) %s", cfg->controlpath, in->idle_cores, size,
+			    out->window_Bps > 0 ? "starts on the master, and fresh connections "
+			    "join if it moves near what the master's window allows" :
+			    "stays on the live master");
 			return;
 		}
 		if (!forced && in->rtt_ms == 0 && !in->one_stream && in->connections_wanted == 0) {

@@ -51,7 +51,8 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
 #define ROUTE_NEAR_MS		2.0	/* a round trip under this: same host or LAN */
-#define ROUTE_FRESH_IDLE_CORES	1.0	/* beside a master, fresh ones need this idle */
+#define ROUTE_FRESH_IDLE_CORES	1.0	/* beside a master, fresh ones start at once
+					   only with this idle; else the climb */
 /* B/s that one ssh stream moves on any machine fscp is meant for: an ssh
  * window (a master's, a listing's) that allows less surely binds the copy,
  * and new connections start at once; one that allows more binds it only

@@ -235,12 +235,12 @@ static const struct grow_row {
 };
 
 /* Beside a master the copy goes on while fresh connections come up, on
- * the same cores: far away, with less than a whole core idle since the
- * copy began (a cgroup quota counts) it stays on the master; where the
- * master's window may or may not bind (10 ms), the climb measures the
- * idle CPU on the master's copy alone, whatever the start cost.  Without
- * a master the one ssh is no match for fresh connections far away, idle
- * or not. */
+ * the same cores: far away, fresh connections start at once only with a
+ * whole core idle since the copy began (a cgroup quota counts); with less,
+ * and where the master's window may or may not bind (10 ms), the copy
+ * starts on the master and the climb measures its goodput and the idle CPU
+ * on its copy alone, whatever the start cost.  Without a master the one
+ * ssh is no match for fresh connections far away, idle or not. */
 START_TEST(plan_grow_idle)
 {
 	static const struct fact_row master = { CFG_CM_AUTO, YES, .cores = 2 };
@@ -251,12 +251,22 @@ START_TEST(plan_grow_idle)
 	struct sshcfg cfg;
 	struct route_measure m = { .bytes = 64 * MiB, .rtt_ms = 50, .idle_cores = 0.6 };
 	struct route_growth g;
+	struct route_decision d;
 
 	plan_facts(&master, &cfg, m.bytes, false, &in, &f);
 	route_plan_grow(&f, &m, &g);
-	ck_assert_msg(!g.grow, "%s", g.reason);
+	ck_assert_msg(g.grow && g.kind == ROUTE_STANDARD && g.pool.n == 0 &&
+	    g.pool.room > 0 && g.window_Bps > 40e6 && g.window_Bps < 43e6, "%s", g.reason);
 	ck_assert_msg(strstr(g.reason, "0.60 cores idle since the copy began: the copy (64.0 "
-	    "MiB) stays on the live master") != NULL, "%s", g.reason);
+	    "MiB) starts on the master, and fresh connections join") != NULL, "%s", g.reason);
+	/* The legacy protocol's one stream has nothing to climb with. */
+	in.one_stream = true;
+	in.rtt_ms = m.rtt_ms;
+	in.idle_known = true;
+	in.idle_cores = m.idle_cores;
+	route_decide(&in, &d);
+	ck_assert_msg(d.kind == ROUTE_STANDARD && d.window_Bps == 0 &&
+	    strstr(d.reason, "stays on the live master") != NULL, "%s", d.reason);
 	m.idle_cores = 1.0;
 	route_plan_grow(&f, &m, &g);
 	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH && g.pool.n == 3 && g.window_Bps == 0,
