@@ -6,9 +6,9 @@
  * at t are written at t + d, from a queue of timestamped chunks) and an
  * optional per-direction rate cap (token bucket), each connection's own or,
  * with -s, one for all of them as a path's bottleneck is; with -b, CPU time
- * spent per KiB relayed, as a tunnel on the path would.  Half-close is propagated.
- * Single-threaded and poll-driven; reads are large so that the relay itself
- * is never the bottleneck.
+ * spent per KiB relayed, as a tunnel on the path would.  Half-close is
+ * propagated.  Single-threaded and poll-driven; reads are large so that the
+ * relay itself is never the bottleneck.
  */
 #include "config.h"
 
