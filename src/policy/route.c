@@ -616,10 +616,11 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			 * it needs (at half the CPU, 10 ms away, slower than
 			 * scp).  So they join only as the climb finds
 			 * the window binding the master's copy and CPU idle
-			 * beside it; the legacy protocol's one stream stays. */
-			out->kind = in->one_stream ? ROUTE_STANDARD : ROUTE_FRESH;
-			out->connections = 1;
+			 * beside it; the legacy protocol's one stream, or a
+			 * round trip not measured, stays. */
 			out->window_Bps = in->one_stream ? 0 : ssh_window_Bps(in);
+			out->kind = out->window_Bps > 0 ? ROUTE_FRESH : ROUTE_STANDARD;
+			out->connections = 1;
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; %.2f cores idle since the copy "
 			    "began: the copy (%s) %s", cfg->controlpath, in->idle_cores, size,

@@ -267,6 +267,12 @@ START_TEST(plan_grow_idle)
 	route_decide(&in, &d);
 	ck_assert_msg(d.kind == ROUTE_STANDARD && d.window_Bps == 0 &&
 	    strstr(d.reason, "stays on the live master") != NULL, "%s", d.reason);
+	/* Nor has a copy whose round trip is not measured: no window. */
+	in.one_stream = false;
+	in.rtt_ms = 0;
+	route_decide(&in, &d);
+	ck_assert_msg(d.kind == ROUTE_STANDARD && d.window_Bps == 0 &&
+	    strstr(d.reason, "stays on the live master") != NULL, "%s", d.reason);
 	m.idle_cores = 1.0;
 	route_plan_grow(&f, &m, &g);
 	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH && g.pool.n == 3 && g.window_Bps == 0,
