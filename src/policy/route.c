@@ -610,14 +610,13 @@ route_decide(const struct route_input *in, struct route_decision *out)
 		}
 		if (!forced && in->idle_known && in->connections_wanted == 0 &&
 		    in->idle_cores < ROUTE_FRESH_IDLE_CORES) {
-			/* Fresh connections started at once would come up
-			 * beside the master's copy, on the same cores: their
-			 * handshakes and second encryption streams take what
-			 * it needs (at half the CPU, 10 ms away, slower than
-			 * scp).  So they join only as the climb finds
-			 * the window binding the master's copy and CPU idle
-			 * beside it; the legacy protocol's one stream, or a
-			 * round trip not measured, stays. */
+			/* A busy machine: fresh connections started at once
+			 * would come up beside the master's copy, on the same
+			 * cores, and their handshakes and second encryption
+			 * streams take what it needs.  So they join only as
+			 * the climb finds the window binding the master's
+			 * copy and CPU idle beside it; the legacy protocol's
+			 * one stream, or a round trip not measured, stays. */
 			out->window_Bps = in->one_stream ? 0 : ssh_window_Bps(in);
 			out->kind = out->window_Bps > 0 ? ROUTE_FRESH : ROUTE_STANDARD;
 			out->connections = 1;

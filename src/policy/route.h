@@ -51,8 +51,15 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 #define ROUTE_INFLIGHT_MAX	(16ull << 20)	/* per connection, far or unknown */
 #define ROUTE_UPLOAD_INFLIGHT_MAX (1ull << 20)	/* per connection, writing */
 #define ROUTE_NEAR_MS		2.0	/* a round trip under this: same host or LAN */
-#define ROUTE_FRESH_IDLE_CORES	1.0	/* beside a master, fresh ones start at once
-					   only with this idle; else the climb */
+/* A new connection takes its share of the crypto on both ends: the
+ * climb adds one only with this much CPU idle (a cgroup quota's share
+ * counted). */
+#define ROUTE_CLIMB_IDLE_CORES	0.5
+/* Beside a far master, fresh connections start at once only with as much
+ * idle since the copy began; else the climb decides.  No more than one
+ * addition asks: that span holds fscp's own start and first handshakes,
+ * so a machine or quota of one core would never show a whole core. */
+#define ROUTE_FRESH_IDLE_CORES	ROUTE_CLIMB_IDLE_CORES
 /* B/s that one ssh stream moves on any machine fscp is meant for: an ssh
  * window (a master's, a listing's) that allows less surely binds the copy,
  * and new connections start at once; one that allows more binds it only

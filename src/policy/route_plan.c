@@ -48,9 +48,6 @@
  * busy machine's intervals differ by, and each connection costs the
  * server an sshd and both ends a stream of crypto. */
 #define ROUTE_CLIMB_GAIN	0.10
-/* A new connection takes its share of the crypto on both ends: the
- * machine must have at least half a core idle for it. */
-#define ROUTE_CLIMB_IDLE_CORES	0.5
 /* A copy on ssh's one connection (a master's, a listing one's) that moves
  * at least this share of what its window allows is bound by the window
  * (the round trip measured idle is shorter than a loaded one): new
