@@ -304,6 +304,18 @@ ssh_window_Bps(const struct route_input *in)
 	return in->rtt_ms > 0 ? (double)ROUTE_SCP_INFLIGHT / (in->rtt_ms / 1000.0) : 0;
 }
 
+/* The copy starts on the master and fresh connections join as the climb
+ * finds its window binding: the climb starts from that window.  Without
+ * one (the legacy protocol's one stream, a round trip not measured) there
+ * is nothing to climb from, and the copy stays standard. */
+static void
+master_climb(const struct route_input *in, struct route_decision *out)
+{
+	out->window_Bps = in->one_stream ? 0 : ssh_window_Bps(in);
+	out->kind = out->window_Bps > 0 ? ROUTE_FRESH : ROUTE_STANDARD;
+	out->connections = 1;
+}
+
 /* The size from which new connections pay, given what the listing
  * measured: far away they join a copy already running on the listing
  * connection, so they cost nothing and pay from ROUTE_FRESH_MIN_BYTES;
@@ -598,9 +610,7 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			 * the window binds, with CPU idle beside it (the
 			 * climb measures both on the master's copy alone, not
 			 * on the start's handshakes). */
-			out->kind = ROUTE_FRESH;
-			out->connections = 1;
-			out->window_Bps = ssh_window_Bps(in);
+			master_climb(in, out);
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; the server answers in %.2f ms, "
 			    "where the master's window allows %.0f MB/s: the copy (%s) starts "
@@ -615,11 +625,8 @@ route_decide(const struct route_input *in, struct route_decision *out)
 			 * cores, and their handshakes and second encryption
 			 * streams take what it needs.  So they join only as
 			 * the climb finds the window binding the master's
-			 * copy and CPU idle beside it; the legacy protocol's
-			 * one stream, or a round trip not measured, stays. */
-			out->window_Bps = in->one_stream ? 0 : ssh_window_Bps(in);
-			out->kind = out->window_Bps > 0 ? ROUTE_FRESH : ROUTE_STANDARD;
-			out->connections = 1;
+			 * copy and CPU idle beside it (master_climb). */
+			master_climb(in, out);
 			snprintf(out->reason, sizeof(out->reason),
 			    "ControlMaster socket %s is live; %.2f cores idle since the copy "
 			    "began: the copy (%s) %s", cfg->controlpath, in->idle_cores, size,
