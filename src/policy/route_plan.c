@@ -431,13 +431,14 @@ route_plan_reconnect(struct route_pool_plan *p)
 bool
 route_plan_spec_stops(double banner_ms)
 {
-	/* A banner comes a round trip after the connect at least (through
-	 * a relay that accepts at once, 47 ms from a server 50 ms away).
-	 * One within the round trip at which ssh's window allows
-	 * ROUTE_WINDOW_SURE_RATE is from a server where the copy stays on
-	 * ssh until its goodput is measured (route_decide's window_Bps):
-	 * the speculative connection would be cut unused.  A loaded machine
-	 * delays banners, so some of those go on; none from farther stops. */
+	/* The bar is the round trip at which ssh's window allows
+	 * ROUTE_WINDOW_SURE_RATE: nearer, the copy stays on ssh until its
+	 * goodput is measured (route_decide's window_Bps), and the
+	 * speculative connection would be cut unused.  A banner comes two
+	 * round trips after the connect starts (TCP's handshake, then the
+	 * server's first bytes), so one within the bar is from such a
+	 * server, and some of those (and any a loaded machine delays) go
+	 * on; none from farther stops. */
 	return banner_ms >= 0 &&
 	    banner_ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }

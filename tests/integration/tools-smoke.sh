@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Smoke test of the test tools (tests/tools): ssm-sim pacing and setup delay,
-# delayrelay's added round trip and half-close, and the fake aws CLI's
+# delayrelay's added round trip, its handshake and half-close, and the fake aws CLI's
 # start-session / describe-instances paths, its CPU cost per start and its
 # StartSession throttling, and the CPU that ssm-sim -m and delayrelay -b
 # spend (a lower bound on CPU time only).  Bounds are generous: this checks
@@ -196,7 +196,8 @@ check(spent >= 0.5 * KIB * NS_KIB / 1e9,
       "delayrelay -b %d: %d KiB cost %.3f s of CPU (at least %.3f)"
       % (NS_KIB, KIB, spent, 0.5 * KIB * NS_KIB / 1e9))
 
-# 3. delayrelay: about 2d added to a ping-pong round trip, half-close.
+# 3. delayrelay: about 2d added to a ping-pong round trip, 4d before the
+# first answer (the path's handshake), half-close.
 D = 100
 portfile = os.path.join(tmp, "relay.port")
 relay = subprocess.Popen([RELAY, "-l", "127.0.0.1:0", "-t", "127.0.0.1:%d" % echo_port,
@@ -205,15 +206,22 @@ try:
     rport = int(relay.stdout.readline())
     with open(portfile) as f:
         check(int(f.read()) == rport, "delayrelay port on stdout and in portfile (%d)" % rport)
+    t0 = time.monotonic()
     c = socket.create_connection(("127.0.0.1", rport))
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     rtts = []
     for i in range(5):
-        t0 = time.monotonic()
+        if i > 0:
+            t0 = time.monotonic()
         c.sendall(b"x")
         ok = c.recv(1) == b"x"
         rtts.append(time.monotonic() - t0)
-    rtt = min(rtts)
+    # The first answer waits for the path's handshake as well (the target
+    # is connected 3d after the accept): two round trips, as over TCP.
+    check(4 * D / 1000 * 0.98 <= rtts[0] < 4 * D / 1000 + 1.0,
+          "delayrelay d=%d ms: first answer after the connect %.1f ms (expect ~%d)"
+          % (D, rtts[0] * 1000, 4 * D))
+    rtt = min(rtts[1:])
     check(ok and 2 * D / 1000 * 0.98 <= rtt < 2 * D / 1000 + 1.0,
           "delayrelay d=%d ms: ping-pong rtt %.1f ms (expect ~%d)" % (D, rtt * 1000, 2 * D))
     payload = os.urandom(300000)

@@ -6,7 +6,11 @@
  * at t are written at t + d, from a queue of timestamped chunks) and an
  * optional per-direction rate cap (token bucket), each connection's own or,
  * with -s, one for all of them as a path's bottleneck is; with -b, CPU time
- * spent per KiB relayed, as a tunnel on the path would.  Half-close is
+ * spent per KiB relayed, as a tunnel on the path would.  The connection to
+ * the target is opened three one-way delays after the accept, when a real
+ * path's handshake would let the server accept (SYN, SYN-ACK, ACK): the
+ * server's first bytes come two round trips after the client's connect,
+ * as they do over a real path, not one way after it.  Half-close is
  * propagated.  Single-threaded and poll-driven; reads are large so that the
  * relay itself is never the bottleneck.
  */
@@ -72,7 +76,8 @@ struct dr_dir {
 };
 
 struct dr_conn {
-	int fd[2];		/* 0: accepted client, 1: target */
+	int fd[2];		/* 0: accepted client, 1: target (-1 until open_at) */
+	int64_t open_at;	/* when the path's handshake lets the target accept */
 	struct dr_dir dir[2];	/* 0: client->target, 1: target->client */
 	bool dead;
 };
@@ -236,9 +241,8 @@ static void
 dr_accept(struct dr_state *st)
 {
 	for (;;) {
-		struct addrinfo *ai;
 		struct dr_conn *c;
-		int cfd = accept4(st->lfd, NULL, NULL, SOCK_CLOEXEC), tfd = -1;
+		int cfd = accept4(st->lfd, NULL, NULL, SOCK_CLOEXEC);
 
 		if (cfd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
@@ -246,26 +250,11 @@ dr_accept(struct dr_state *st)
 				fprintf(stderr, "delayrelay: accept: %s\n", strerror(errno));
 			return;
 		}
-		/* A blocking connect is fine: targets are on loopback. */
-		for (ai = st->target; ai != NULL; ai = ai->ai_next) {
-			tfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-			if (tfd < 0)
-				continue;
-			if (connect(tfd, ai->ai_addr, ai->ai_addrlen) == 0)
-				break;
-			close(tfd);
-			tfd = -1;
-		}
-		if (tfd < 0) {
-			fprintf(stderr, "delayrelay: connect %s: %s\n", st->opt.target, strerror(errno));
-			close(cfd);
-			continue;
-		}
 		dr_nonblock(cfd);
-		dr_nonblock(tfd);
 		c = xcalloc(1, sizeof(*c));
 		c->fd[0] = cfd;
-		c->fd[1] = tfd;
+		c->fd[1] = -1;
+		c->open_at = dr_now() + 3 * st->opt.delay_ns;
 		for (int i = 0; i < 2; i++) {
 			c->dir[i].src = c->fd[i];
 			c->dir[i].dst = c->fd[1 - i];
@@ -278,8 +267,35 @@ dr_accept(struct dr_state *st)
 		}
 		st->conns[st->nconns++] = c;
 		if (st->opt.verbose)
-			fprintf(stderr, "delayrelay: connection %d <-> %d\n", cfd, tfd);
+			fprintf(stderr, "delayrelay: connection %d accepted\n", cfd);
 	}
+}
+
+/* The path's handshake is done: connect to the target.  A blocking
+ * connect is fine, targets are on loopback.  Returns -1 when it fails. */
+static int
+dr_open(struct dr_state *st, struct dr_conn *c)
+{
+	int tfd = -1;
+
+	for (struct addrinfo *ai = st->target; ai != NULL; ai = ai->ai_next) {
+		tfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (tfd < 0)
+			continue;
+		if (connect(tfd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		close(tfd);
+		tfd = -1;
+	}
+	if (tfd < 0) {
+		fprintf(stderr, "delayrelay: connect %s: %s\n", st->opt.target, strerror(errno));
+		return -1;
+	}
+	dr_nonblock(tfd);
+	c->fd[1] = c->dir[0].dst = c->dir[1].src = tfd;
+	if (st->opt.verbose)
+		fprintf(stderr, "delayrelay: connection %d <-> %d\n", c->fd[0], tfd);
+	return 0;
 }
 
 static struct dr_chunk *
@@ -441,7 +457,8 @@ dr_conn_free(struct dr_state *st, struct dr_conn *c)
 			d->head = ch->next;
 			dr_chunk_put(st, ch);
 		}
-		close(c->fd[i]);
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
 	}
 	free(c);
 }
@@ -464,6 +481,18 @@ dr_loop(struct dr_state *st)
 		for (size_t r = 0; r < st->nconns; r++) {
 			struct dr_conn *c = st->conns[(st->turn + r) % st->nconns];
 
+			if (c->fd[1] < 0 && c->open_at <= now && dr_open(st, c) < 0)
+				c->dead = true;
+			if (c->fd[1] < 0 && !c->dead) {
+				/* Still in the handshake: the client's bytes
+				 * queue, nothing goes to or comes from the
+				 * target. */
+				if (dr_read(st, &c->dir[0], now) < 0)
+					c->dead = true;
+				if (c->open_at < wake)
+					wake = c->open_at;
+				continue;
+			}
 			for (int k = 0; k < 2 && !c->dead; k++) {
 				struct dr_dir *d = &c->dir[k];
 
@@ -497,7 +526,7 @@ dr_loop(struct dr_state *st)
 			for (int k = 0; k < 2; k++) {
 				struct dr_dir *d = &st->conns[i]->dir[k];
 
-				if (d->done)
+				if (d->done || d->src < 0)
 					continue;
 				if (d->want_in && d->queued < DR_QUEUE_CAP) {
 					slot[n].d = d;
