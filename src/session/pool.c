@@ -270,6 +270,7 @@ pool_first_byte(void *arg, double ms)
 		log_debug(1, "the server's first bytes came after %.1f ms: not far, the "
 		    "speculative connection stops", ms);
 		b->stop = true;
+		j->stopped = true;
 		if (j->abort_fd >= 0)
 			shutdown(j->abort_fd, SHUT_RDWR);
 		pthread_cond_broadcast(&b->cond);
@@ -535,7 +536,10 @@ pool_take(struct pool *b, int i, struct pool_conn *out)
 	struct pool_job *j = &b->jobs[i];
 
 	if (j->rc != SSHCONN_OK) {
-		if (j->chan == 0)
+		if (j->stopped)
+			log_debug(1, "connection %d of %d stopped at the server's first bytes",
+			    i / b->per + 1, b->n / b->per);
+		else if (j->chan == 0)
 			log_verbose("connection %d of %d failed: %s", i / b->per + 1, b->n / b->per,
 			    pool_one_line(j->err));
 		else
@@ -852,6 +856,12 @@ pool_adopt(struct pool *b, int want)
 
 	pthread_mutex_lock(&b->lock);
 	b->spec = false;
+	if (b->stop) {
+		/* Cut at the server's first bytes (pool_first_byte): it
+		 * cannot grow, and the copy wants new ones. */
+		pthread_mutex_unlock(&b->lock);
+		return 0;
+	}
 	if (b->probe && !b->expanded)
 		pool_expand(b, want);
 	conns = b->probe ? b->started : b->n / b->per;

@@ -111,7 +111,8 @@ bool pool_speculative(const struct pool *b);
 double pool_first_byte_ms(struct pool *b, double max_s);
 /* A speculative pool is wanted after all: a probing one whose first
  * connection has not yet said how many start starts up to want now.
- * Returns the connections it stands for (up, coming or failed). */
+ * Returns the connections it stands for (up, coming or failed); 0 for one
+ * cut at the server's first bytes (not far), which cannot serve. */
 int pool_adopt(struct pool *b, int want);
 /* The first connection's error, on one line; seconds since the start. */
 const char *pool_first_error(struct pool *b);

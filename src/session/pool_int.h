@@ -38,6 +38,8 @@ struct pool_job {
 	double ready_s;		/* seconds from the pool's start */
 	bool done, taken;	/* under pool->lock */
 	bool unused;		/* a channel slot the connection did not open */
+	bool stopped;		/* its handshake was cut at the server's first
+				   bytes (not far): no failure, under pool->lock */
 	int abort_fd;		/* a dup of its socket while it connects, under
 				   pool->lock; -1 when none */
 	/* An SSM pool's measuring (the pacer's, pool_wave.c) */

@@ -225,6 +225,44 @@ else
 	bad "$name: the ControlMaster did not start"
 fi
 
+# A master that came over a long path (the relay) beside a direct path to
+# the same server: the speculative connection's banner comes at once, so
+# it stops there (not far); when the route then goes fresh, new
+# connections start rather than waiting on the stopped one, and -v does
+# not call the stop a failure.
+name="far master, near server: the stopped connection is not a failure"
+hk=$(cut -d' ' -f1,2 "$SSHD_DIR/ssh_host_ed25519_key.pub")
+{ cat "$W/kh1"; echo "[127.0.0.1]:$SSHD_PORT $hk"; } >"$W/kh-split"
+{
+	printf 'Host far\n\tControlMaster no\n\tControlPath %s/cm-split\n' "$W"
+	sed "s|UserKnownHostsFile .*|UserKnownHostsFile $W/kh-split|" "$CFG"
+} >"$W/master-split.cfg"
+sed "s|^\tPort .*|\tPort $SSHD_PORT|" "$W/master-split.cfg" >"$W/cfg-split"
+no_failed_conn() { ! grep -q "connection [0-9]* of [0-9]* failed" "$W/err"; }
+if ssh -F "$W/master-split.cfg" -o ControlMaster=yes -fN far </dev/null; then
+	CFG_SAVE=$CFG CFG=$W/cfg-split
+	rm -f "$H/split.bin"
+	run "$FSCP" -vv src.bin far:split.bin
+	CFG=$CFG_SAVE
+	check "$name" "exit 0 (got $rc)" test "$rc" = 0
+	check "$name" "destination identical" cmp -s src.bin "$H/split.bin"
+	check "$name" "-v: no connection failed" no_failed_conn
+	# A loaded machine can delay the banner past the bar, or start the
+	# copy on the master; the stop and what follows it only then.
+	if grep -q "not far, the speculative connection stops" "$W/err" &&
+		grep -q "route fresh: ControlMaster socket" "$W/err"; then
+		check "$name" "-vv says it stopped" \
+			grep -q "connection 1 of [0-9]* stopped at the server's first bytes" "$W/err"
+		check "$name" "-v: new connections came up" grep -q "connections ready in" "$W/err"
+	else
+		echo "note: $name: no stop at the banner, or not fresh:" \
+			"$(grep -E "first bytes|^fscp: route" "$W/err" | tr '\n' ' ')"
+	fi
+	ssh -F "$W/master-split.cfg" -O exit far 2>/dev/null
+else
+	bad "$name: the ControlMaster did not start"
+fi
+
 stop_all
 
 # A server that allows one session per connection refuses the others.
