@@ -199,7 +199,8 @@ run_close(struct run *r)
 	run_set_conns(r);
 	struct xfer_joiner j = { .next = run_next_conn, .stop = run_stop_conns,
 		.reconnect = run_reconnect, .tick = run_tick, .tick_s = session_tick_s(r->s),
-		.ctx = r, .max = session_pending_count(r->s) };
+		.ctx = r, .max = session_pending_count(r->s),
+		.planned = session_planned_count(r->s) };
 
 	xfer_set_joiner(r->x, &j);
 	if (xfer_run(r->x) != 0) {

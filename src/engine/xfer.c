@@ -176,7 +176,7 @@ xfer_run(struct xfer *x)
 	/* One run moves one way (scp's last operand is the target). */
 	bool up = false;
 
-	x->nplanned = x->nconns + extra;
+	x->nplanned = x->nconns + (x->joiner.planned < extra ? x->joiner.planned : extra);
 	for (size_t i = 0; i < x->nfiles; i++) {
 		up = up || x->files[i]->dir == XFER_UP;
 		xfer_queue_file(x, x->files[i]);

@@ -97,6 +97,10 @@ struct xfer_joiner {
 	double tick_s;
 	void *ctx;
 	int max;
+	/* Of max, those planned to come: files are cut into pieces for
+	 * these (the rest, a climb's room, may never come, and pieces cut
+	 * for it too would be small: each costs a round trip). */
+	int planned;
 };
 void xfer_set_joiner(struct xfer *x, const struct xfer_joiner *j);
 

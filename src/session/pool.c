@@ -623,6 +623,24 @@ pool_count(struct pool *b)
 	return n;
 }
 
+int
+pool_count_planned(struct pool *b)
+{
+	int n = 0, upto;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	/* The room held for the climb comes after the planned jobs. */
+	upto = (b->planned + b->climbed) * b->per;
+	if (upto > b->n)
+		upto = b->n;
+	for (int i = 0; i < upto; i++)
+		n += !b->jobs[i].taken;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
 struct pool *
 pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct pool_how *h)
 {

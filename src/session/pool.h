@@ -100,8 +100,10 @@ int pool_climb(struct pool *b, int k);
 void pool_climb_end(struct pool *b);
 int pool_coming(struct pool *b);
 
-/* Channels not handed out yet (0 for NULL); all jobs; connections up. */
+/* Channels not handed out yet (0 for NULL); of those, the ones planned
+ * or climbed to (not the climb's room); all jobs; connections up. */
 int pool_count(struct pool *b);
+int pool_count_planned(struct pool *b);
 int pool_size(const struct pool *b);
 int pool_up(struct pool *b);
 bool pool_speculative(const struct pool *b);

@@ -147,6 +147,12 @@ session_pending_count(const struct session *s)
 	return pool_count(s->pending);
 }
 
+int
+session_planned_count(const struct session *s)
+{
+	return pool_count_planned(s->pending);
+}
+
 /* Open h->n bypass connections at once and add those that work to the
  * session.  Unstaged: wait for all.  Staged: return as soon as one is up
  * (at once when the session has connections already), leaving the others

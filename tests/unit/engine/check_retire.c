@@ -205,7 +205,7 @@ copy(enum xfer_dir dir_, double retire_at, const char *name)
 		.upload_inflight_bytes = CHUNK, .inflight_bytes = CHUNK };
 	struct joiner j = { .c = c + 1, .n = 2, .retire_at = retire_at };
 	struct xfer_joiner jr = { .next = join_next, .stop = join_stop, .tick = join_tick,
-		.tick_s = 0.002, .ctx = &j, .max = 2 };
+		.tick_s = 0.002, .ctx = &j, .max = 2, .planned = 2 };
 	struct xfer *x;
 	uint64_t joined;
 
