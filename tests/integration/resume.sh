@@ -233,20 +233,13 @@ if [ "${RESUME_SLOW:-0}" = 1 ]; then
 		rs_case "fresh $dir 1 GiB sparse, sshd killed" "$dir" sshd 800000 "$BIG" 1 plain
 	done
 	unset FSCP_ROUTE FSCP_CONNECTIONS
-	RELAY=$FSCP_TOOLS_BUILDDIR/delayrelay
-	[ -x "$RELAY" ] || fscp_hard_error "delayrelay not built ($RELAY)"
 	# The relay holds the path to 12.5 MB/s each way, however many
 	# connections fscp opens (-s): a copy held back by -l instead would
 	# read the server's answers to its writes only as its window empties,
 	# and know of less than is there.
-	"$RELAY" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" -d 20 -r 12500000 -s -p "$FSCP_WORK/relay.port" \
-		>"$FSCP_WORK/relay.log" 2>&1 </dev/null &
-	relay_pid=$!
-	trap 'kill "$relay_pid" 2>/dev/null; rm -f "$RS_COUNTS"; fscp__cleanup' EXIT
-	n=0
-	while [ ! -s "$FSCP_WORK/relay.port" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	[ -s "$FSCP_WORK/relay.port" ] || fscp_hard_error "relay did not start"
-	RP=$(cat "$FSCP_WORK/relay.port")
+	route_relay_start -d 20 -r 12500000 -s
+	trap 'kill "$ROUTE_RELAY_PID" 2>/dev/null; rm -f "$RS_COUNTS"; fscp__cleanup' EXIT
+	RP=$ROUTE_RELAY_PORT
 	sed -n "/^Host fscp-test/,\$p" "$SSH_CONFIG" |
 		sed "s/^Host .*/Host far/; s/^\tPort .*/\tPort $RP/" >"$FSCP_WORK/far.cfg"
 	cat "$FSCP_WORK/far.cfg" >>"$SSH_CONFIG"

@@ -136,6 +136,21 @@ route_setup_big_small() {
 	fscp_set_times src "$SSHD_HOME/src"
 }
 
+# route_relay_start OPTIONS...: a delay relay (tests/tools/delayrelay) in
+# front of the test sshd, with OPTIONS (-d MS and so on).  Sets
+# ROUTE_RELAY_PORT and ROUTE_RELAY_PID; the caller's EXIT trap kills it.
+route_relay_start() {
+	local relay=${FSCP_TOOLS_BUILDDIR:-$PWD/tests/tools}/delayrelay n=0
+	[ -x "$relay" ] || fscp_hard_error "delayrelay not built ($relay)"
+	rm -f "$FSCP_WORK/relay.port"
+	"$relay" -l 127.0.0.1:0 -t "127.0.0.1:$SSHD_PORT" "$@" -p "$FSCP_WORK/relay.port" \
+		>"$FSCP_WORK/relay.log" 2>&1 </dev/null &
+	ROUTE_RELAY_PID=$!
+	while [ ! -s "$FSCP_WORK/relay.port" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -s "$FSCP_WORK/relay.port" ] || fscp_hard_error "relay did not start"
+	ROUTE_RELAY_PORT=$(cat "$FSCP_WORK/relay.port")
+}
+
 # ---- test hosts (call after fscp_test_init) ----------------------------------
 
 # route_host PATTERN KNOWN_HOSTS [LINE...]: append a Host entry for the test
