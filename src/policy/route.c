@@ -401,10 +401,12 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 	int n = in->connections_wanted > 0 ? clamp_conns(in->connections_wanted) :
 	    ROUTE_FRESH_CONNS;
 
-	/* Through another proxy or jump host, more connections mean more load
-	 * on a machine that is not the user's: one connection, as ssh's, but
-	 * with several channels and wide windows, once the copy is big enough
-	 * to pay for a second proxy and handshake. */
+	/* Through another proxy or jump host, each connection is one more
+	 * on a machine that is not the user's: one to start with, as ssh's,
+	 * but with several channels and wide windows, once the copy is big
+	 * enough to pay for a second proxy and handshake.  More join only as
+	 * the climb measures them pay (route_plan_open): a jump host's ssh -W
+	 * holds each connection to ssh's window, a plain relay does not. */
 	if ((cfg->proxycommand != NULL || cfg->proxyjump != NULL)) {
 		what = cfg->proxycommand != NULL ? "ProxyCommand is not AWS SSM" :
 		    "ProxyJump host is not reached through AWS SSM";

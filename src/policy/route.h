@@ -10,6 +10,7 @@
  *                 its own proxy
  *   proxied       another ProxyCommand or ProxyJump (a bastion): one libssh
  *                 connection through the same proxy, several SFTP channels
+ *                 (far away, more as the climb measures them pay)
  *
  * The caller gathers the facts (ssh -G, a connect() on the ControlPath, the
  * direct probe, the size of the sources) and prints the reason under -v:

@@ -148,12 +148,16 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		    plan_wanted(f) == 0 && d->connections > 1;
 		b->n = d->connections;
 		b->per = d->kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
-		b->staged = d->kind == ROUTE_SSM_PARALLEL || b->probe;
 		b->wave = d->wave;
 		b->limit = d->before_size;
-		/* A direct route the user did not size may climb. */
-		if (b->probe && d->kind != ROUTE_SSM_PARALLEL && b->n < ROUTE_CLIMB_MAX_CONNS)
+		/* A direct route the user did not size may climb; so may one
+		 * through a proxy, whose connection may be held to a window
+		 * of the proxy's own (ssh -W's, through a jump host). */
+		if ((b->probe || d->kind == ROUTE_PROXIED) && plan_wanted(f) == 0 &&
+		    b->n < ROUTE_CLIMB_MAX_CONNS)
 			b->room = ROUTE_CLIMB_MAX_CONNS - b->n;
+		/* A pool that may climb stays the session's after its first. */
+		b->staged = d->kind == ROUTE_SSM_PARALLEL || b->probe || b->room > 0;
 		b->bytes = m->bytes;
 		b->fixed = plan_wanted(f) > 0;
 		b->start_cpu_s = f->ssm_start_cpu_s;
@@ -202,15 +206,14 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 	if (d.window_Bps > 0) {
 		/* The copy goes on over ssh (a master's or the listing one's,
 		 * standard tuning, scp's window) in a pool of room only: the
-		 * climb measures it before any new connection starts; through
-		 * a proxy, up to the route's count. */
+		 * climb measures it before any new connection starts. */
 		g->grow = true;
 		g->kind = ROUTE_STANDARD;
 		g->window_Bps = d.window_Bps;
 		b->per = ROUTE_MAX_CHANNELS;
 		b->via_proxy = d.kind == ROUTE_PROXIED || f->has_proxy;
 		b->staged = true;
-		b->room = d.kind == ROUTE_PROXIED ? d.connections : ROUTE_CLIMB_MAX_CONNS - 1;
+		b->room = ROUTE_CLIMB_MAX_CONNS - 1;
 		snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
 		    d.reason);
 		return;
@@ -256,10 +259,11 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 	/* Far, the listing connection starts on the data meanwhile (at 50
 	 * ms a libssh connection takes half a second). */
 	b->staged = !near_only;
-	/* Far and direct, with the count not the user's: the copy may climb
-	 * (the listing connection counts). */
-	if (b->staged && d.kind == ROUTE_FRESH && f->connections == 0 && !b->via_proxy &&
-	    want + 1 < ROUTE_CLIMB_MAX_CONNS)
+	/* Far, with the count not the user's: the copy may climb (the
+	 * listing connection counts).  Through a proxy too: what one
+	 * connection moves there may be held to the proxy's own window
+	 * (ssh -W's through a jump host), and only the goodput tells. */
+	if (b->staged && f->connections == 0 && want + 1 < ROUTE_CLIMB_MAX_CONNS)
 		b->room = ROUTE_CLIMB_MAX_CONNS - want - 1;
 }
 

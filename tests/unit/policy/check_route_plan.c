@@ -84,9 +84,11 @@ static const struct open_row {
 	{ "proxy download", { CFG_NC, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
 	{ "proxy big", { CFG_NC, .cores = 2 }, GiB, ROUTE_PROXIED,
-	  1, 8, YES, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
+	  1, 8, YES, NO, YES, 0, NO, NO, NO, 0, NO, NO, NO, NO },
 	{ "jump big", { CFG_JUMP, .cores = 2 }, GiB, ROUTE_PROXIED,
-	  1, 8, YES, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
+	  1, 8, YES, NO, YES, 0, NO, NO, NO, 0, NO, NO, NO, NO },
+	{ "jump big, 2 asked", { CFG_JUMP, .connections = 2, .cores = 2 }, GiB, ROUTE_PROXIED,
+	  2, 8, YES, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
 	{ "master download", { CFG_CM_AUTO, YES, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 0, NO, NO, NO, NO },
 	{ "master upload", { CFG_CM_AUTO, YES, .cores = 2 }, 16 * MiB, ROUTE_STANDARD,
@@ -339,9 +341,11 @@ START_TEST(plan_grow_table)
 		ck_assert_msg((g.window_Bps > 0) == (g.kind == ROUTE_STANDARD) &&
 		    (g.window_Bps == 0 || g.pool.room > 0), "%s: window %.0f room %d",
 		    r->name, g.window_Bps, g.pool.room);
-		/* Through a proxy, the route's one connection at most. */
-		if (g.window_Bps > 0 && r->via_proxy)
-			ck_assert_int_eq(g.pool.room, 1);
+		/* Through a proxy as direct: the climb measures each
+		 * addition (a jump host's ssh -W holds each connection to
+		 * ssh's window). */
+		if (g.window_Bps > 0)
+			ck_assert_int_eq(g.pool.room, 15);
 	}
 	sshcfg_free(&cfg);
 }
@@ -578,8 +582,9 @@ START_TEST(plan_climb_takes_back)
 }
 END_TEST
 
-/* Who may climb: a direct route fscp sized far away, not a near one, not
- * through a proxy, not a count the user gave. */
+/* Who may climb: a route fscp sized far away, direct or through a proxy
+ * (where a jump host's ssh -W holds each connection to ssh's window), not a
+ * near one, not a count the user gave, not SSM sessions (their waves). */
 START_TEST(plan_climb_room)
 {
 	struct sshcfg cfg;
@@ -590,6 +595,9 @@ START_TEST(plan_climb_room)
 	static const struct fact_row plain = { CFG_PLAIN, .cores = 2 };
 	static const struct fact_row fixed = { CFG_PLAIN, .connections = 4, .cores = 2 };
 	static const struct fact_row nc = { CFG_NC, .cores = 2 };
+	static const struct fact_row jump = { CFG_JUMP, .cores = 2 };
+	static const struct fact_row jump_fixed = { CFG_JUMP, .connections = 2, .cores = 2 };
+	static const struct fact_row ssm = { CFG_SSM_DOC, .cores = 2 };
 
 	plan_facts(&plain, &cfg, m.bytes, false, &in, &f);
 	route_plan_grow(&f, &m, &g);
@@ -603,9 +611,43 @@ START_TEST(plan_climb_room)
 	route_plan_grow(&f, &m, &g);
 	ck_assert_int_eq(g.pool.room, 0);
 	sshcfg_free(&cfg);
+	/* Through a proxy: the listing ssh, the route's one, and room. */
 	plan_facts(&nc, &cfg, m.bytes, false, &in, &f);
 	route_plan_grow(&f, &m, &g);
-	ck_assert_int_eq(g.pool.room, 0);	/* through a proxy: one more proxy each */
+	ck_assert_int_eq(g.kind, ROUTE_PROXIED);
+	ck_assert_int_eq(g.pool.n + 1 + g.pool.room, 16);
+	sshcfg_free(&cfg);
+	plan_facts(&jump, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.kind, ROUTE_PROXIED);
+	ck_assert_int_eq(g.pool.n + 1 + g.pool.room, 16);
+	/* An upload through it: the one connection, staged, and room. */
+	{
+		struct route_decision d;
+		struct route_plan p;
+
+		route_decide(&in, &d);
+		route_plan_open(&f, &d, &m, &p);
+		ck_assert_int_eq(p.kind, ROUTE_PROXIED);
+		ck_assert_int_eq(p.pool.n, 1);
+		ck_assert(p.pool.staged && !p.pool.probe);
+		ck_assert_int_eq(p.pool.room, 15);
+	}
+	sshcfg_free(&cfg);
+	plan_facts(&jump_fixed, &cfg, m.bytes, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_int_eq(g.pool.room, 0);
+	sshcfg_free(&cfg);
+	plan_facts(&ssm, &cfg, m.bytes, false, &in, &f);
+	{
+		struct route_decision d;
+		struct route_plan p;
+
+		route_decide(&in, &d);
+		route_plan_open(&f, &d, &m, &p);
+		ck_assert_int_eq(p.kind, ROUTE_SSM_PARALLEL);
+		ck_assert_int_eq(p.pool.room, 0);
+	}
 	sshcfg_free(&cfg);
 	ck_assert_double_eq_tol(route_plan_climb_interval_s(50), 0.5, 1e-9);
 	ck_assert_double_eq_tol(route_plan_climb_interval_s(0.1), 0.25, 1e-9);
