@@ -631,9 +631,11 @@ pool_count_planned(struct pool *b)
 	if (b == NULL)
 		return 0;
 	pthread_mutex_lock(&b->lock);
-	/* The room held for the climb comes after the planned jobs. */
+	/* The room held for the climb comes after the planned jobs.  A
+	 * pool of room only (the copy is measured on ssh's connection
+	 * first) grows by the climb alone: all of it counts. */
 	upto = (b->planned + b->climbed) * b->per;
-	if (upto > b->n)
+	if (upto == 0 || upto > b->n)
 		upto = b->n;
 	for (int i = 0; i < upto; i++)
 		n += !b->jobs[i].taken;

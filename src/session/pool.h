@@ -101,7 +101,8 @@ void pool_climb_end(struct pool *b);
 int pool_coming(struct pool *b);
 
 /* Channels not handed out yet (0 for NULL); of those, the ones planned
- * or climbed to (not the climb's room); all jobs; connections up. */
+ * or climbed to (not the climb's room, unless the pool has nothing else);
+ * all jobs; connections up. */
 int pool_count(struct pool *b);
 int pool_count_planned(struct pool *b);
 int pool_size(const struct pool *b);

@@ -59,7 +59,8 @@ bool session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
  * engine calls these from its own threads while the session is otherwise
  * left alone. */
 int session_pending_count(const struct session *s);
-/* Of those, the ones planned (not the climb's room, which may never start). */
+/* Of those, the ones planned (not the climb's room, which may never start,
+ * unless the pool is room only). */
 int session_planned_count(const struct session *s);
 struct sftp_conn *session_next_conn(struct session *s);
 /* While the copy runs, now and then (the main thread): moved of total

@@ -349,12 +349,16 @@ START_TEST(climb_room)
 	fake_reset((struct fake_how){ .rtt_ms = 50 });
 	b = pool_start(&opts, &cfg, &h);
 	ck_assert_int_eq(pool_size(b), 5);
+	/* Files are cut for the planned ones, not the room. */
+	ck_assert_int_eq(pool_count_planned(b), 2);
 	ck_assert(!pool_wait(b, false));	/* the held ones are not waited for */
 	ck_assert_int_eq(pool_up(b), 2);
 	ck_assert_int_eq(pool_take_done(b, out), 2);
 	ck_assert_int_eq(pool_coming(b), 0);
 	ck_assert_int_eq(pool_count(b), 3);	/* the copy may still get them */
+	ck_assert_int_eq(pool_count_planned(b), 0);
 	ck_assert_int_eq(pool_climb(b, 2), 2);
+	ck_assert_int_eq(pool_count_planned(b), 2);
 	pool_wait_all(b);
 	ck_assert_int_eq(pool_up(b), 4);
 	ck_assert_int_eq(pool_climb(b, 5), 1);	/* only what is held */
@@ -405,6 +409,23 @@ START_TEST(climb_ends_unused)
 }
 END_TEST
 
+/* A pool of room only (the copy is measured on ssh's connection first):
+ * it grows by the climb alone, so its room is what files are cut for. */
+START_TEST(climb_room_only)
+{
+	struct pool_how h = { .n = 0, .per = 2, .room = 3, .dial = &fake_dial };
+	struct pool *b;
+
+	fake_reset((struct fake_how){ .rtt_ms = 50 });
+	b = pool_start(&opts, &cfg, &h);
+	ck_assert_int_eq(pool_count(b), 6);
+	ck_assert_int_eq(pool_count_planned(b), 6);
+	pool_climb_end(b);
+	ck_assert_int_eq(drain_and_end(b), 0);
+	ck_assert_int_eq(fake_jobs_once(), 0);
+}
+END_TEST
+
 static Suite *
 pool_suite(void)
 {
@@ -416,6 +437,7 @@ pool_suite(void)
 	tcase_add_test(tc, climb_room);
 	tcase_add_test(tc, climb_room_channels);
 	tcase_add_test(tc, climb_ends_unused);
+	tcase_add_test(tc, climb_room_only);
 	tcase_add_test(tc, channels_each);
 	tcase_add_test(tc, late_ones);
 	tcase_add_test(tc, one_fails);
