@@ -900,3 +900,16 @@ pool_age(const struct pool *b)
 {
 	return clock_now() - b->t0;
 }
+
+double
+pool_ready_s(struct pool *b)
+{
+	double s;
+
+	if (b == NULL)
+		return -1;
+	pthread_mutex_lock(&b->lock);
+	s = b->ok > 0 ? b->last : -1;
+	pthread_mutex_unlock(&b->lock);
+	return s;
+}

@@ -117,9 +117,11 @@ double pool_first_byte_ms(struct pool *b, double max_s);
  * Returns the connections it stands for (up, coming or failed); 0 for one
  * cut at the server's first bytes (not far), which cannot serve. */
 int pool_adopt(struct pool *b, int want);
-/* The first connection's error, on one line; seconds since the start. */
+/* The first connection's error, on one line; seconds since the start;
+ * seconds from the start to the last connection up (< 0: none is). */
 const char *pool_first_error(struct pool *b);
 double pool_age(const struct pool *b);
+double pool_ready_s(struct pool *b);
 
 /* Close one channel's parts: its SFTP session, its libssh reference and,
  * with the last reference, its proxy.  True when it ended badly. */

@@ -44,6 +44,7 @@ struct session_climb {
 	struct cpuidle_sample cpu0;	/* CPU at t0 */
 	double add_t;			/* when the last ones started */
 	double join_s;			/* how long they took to join; < 0: not known */
+	double join_floor_s;		/* the first join takes at least this */
 	bool joining;			/* some started since the last interval */
 	double settle_until;		/* no interval starts before (their ramp) */
 };
@@ -72,6 +73,8 @@ struct session {
 	char *bypass_direct;
 	bool bypass_compress;
 	bool may_grow;			/* standard until the size is known */
+	double spec_ready_s;		/* how long the speculative connection
+					   took to come up (< 0: none did) */
 	struct session_climb climb;	/* the main thread's, during the copy */
 };
 
@@ -214,6 +217,7 @@ session_spec_adopt(struct session *s, int want)
 	if (!pool_speculative(b))
 		return 0;
 	conns = pool_adopt(b, want);
+	s->spec_ready_s = pool_ready_s(b);
 	if (conns < want) {
 		pool_wait_all(b);
 		conns = pool_up(b);
@@ -317,9 +321,12 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 }
 
 /* The pool just opened may climb from conns connections (its plan left
- * it room): the interval from the round trip measured so far. */
+ * it room): the interval from the round trip measured so far.  A pool
+ * opened with nothing to start (room only) says nothing of how long a
+ * connection takes to join: join_floor_s (< 0: none) is what one took. */
 static void
-session_climb_start(struct session *s, int conns, int room, double window_Bps)
+session_climb_start(struct session *s, int conns, int room, double window_Bps,
+    double join_floor_s)
 {
 	struct session_climb *c = &s->climb;
 
@@ -334,6 +341,7 @@ session_climb_start(struct session *s, int conns, int room, double window_Bps)
 	c->interval_s = route_plan_climb_interval_s(session_rtt(s));
 	c->add_t = clock_now() - pool_age(s->pending);
 	c->join_s = -1;
+	c->join_floor_s = join_floor_s;
 	c->joining = true;
 }
 
@@ -363,6 +371,9 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	}
 	if (c->joining) {
 		c->join_s = now - c->add_t;
+		if (c->join_s < c->join_floor_s)
+			c->join_s = c->join_floor_s;
+		c->join_floor_s = -1;
 		c->joining = false;
 		c->settle_until = now + route_plan_climb_settle_s(&c->st, c->interval_s);
 	}
@@ -699,7 +710,7 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 	}
 	if (n > 0) {
 		session_say_for_ssh(s->cfg, s->facts.master_live, s->ssh, s->nconns);
-		session_climb_start(s, p->pool.n, p->pool.room, 0);
+		session_climb_start(s, p->pool.n, p->pool.room, 0, -1);
 		s->route = p->kind;
 		s->bypass_proxy = proxy;
 		proxy = NULL;
@@ -834,13 +845,16 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	h.n = want;
 	if (want > 0) {
 		(void)session_open_bypass(s, o, &h, g.pool.staged);
-		session_climb_start(s, g.pool.n + 1, g.pool.room, 0);
+		session_climb_start(s, g.pool.n + 1, g.pool.room, 0, -1);
 	} else if (g.pool.room > 0 && s->pending == NULL) {
 		/* Every planned one is up (or none is planned yet): a pool of
 		 * room only, to climb in. */
 		s->pending = pool_start(o, s->cfg, &h);
 		session_reserve(s, pool_size(s->pending));
-		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps);
+		/* The one that listed beside ssh, if taken, tells how
+		 * long a new connection takes to join. */
+		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps,
+		    adopted > 0 ? s->spec_ready_s : -1);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_route("route standard: no fresh connection came up; the listing one "

@@ -147,4 +147,24 @@ echo "  climbed: $more"
 check "$name" "scp's logins (bastion + target) per connection ($more climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
 	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp * (1 + more)))
 
+# The download lists over ssh while a connection through the jump host
+# comes up beside it; the climb's join time is that connection's, a login
+# through a jump 50 ms away (many round trips), not the instant the pool
+# of room behind it was made.
+setup_far_down() {
+	mkdir -p dst "$SSHD_HOME/src"
+	fscp_put_file "$SSHD_HOME/src/far.bin" "$FAR" 0644
+}
+name="download of 32 MiB via a ProxyJump 50 ms away: the climb knows a join's cost"
+route_compare --name "$name" --setup setup_far_down --expect-rc 0 --no-stderr -- -v far-pj:src/far.bin dst/
+join=$(sed -nE 's/^[^ :]+: climb: .*new ones take ([0-9.]+) s to join.*/\1/p' "$ROUTE_ERR_fscp" | head -1)
+echo "  climb: $(grep -E '^[^ :]+: climb: ' "$ROUTE_ERR_fscp" | tr '\n' '|'); first join: ${join:-none}"
+if [ -n "$join" ]; then
+	check "$name" "a join through the jump took 0.3 s or more (got $join s)" \
+		awk -v j="$join" 'BEGIN { exit !(j >= 0.3) }'
+fi
+more=$(climbed)
+check "$name" "scp's logins per connection, the listing's included ($more climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp * (2 + more)))
+
 checks_done
