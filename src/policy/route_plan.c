@@ -100,6 +100,12 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * CPU from ssh's copy, so it stops at a near banner. */
 		s->far_only = f->has_proxy;
 		p->spec_lists_ms = f->has_proxy ? 0 : ROUTE_PLAN_NEAR_BANNER_MS;
+		/* The growth may take it while it still connects (the
+		 * listing was quicker): it then stays the session's pool,
+		 * and the climb, whose count the user did not set, goes on
+		 * in it. */
+		if (f->connections == 0)
+			s->room = ROUTE_CLIMB_MAX_CONNS - 1;
 		p->spec_why = "a bypass connection starts while ssh lists";
 	} else if (f->master_live && m->bytes >= 0 && plan_wanted(f) == 0 && !f->has_proxy) {
 		/* An upload through a master waits for the round trip its SFTP

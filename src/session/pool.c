@@ -633,9 +633,11 @@ pool_count_planned(struct pool *b)
 	pthread_mutex_lock(&b->lock);
 	/* The room held for the climb comes after the planned jobs.  A
 	 * pool of room only (the copy is measured on ssh's connection
-	 * first) grows by the climb alone: all of it counts. */
+	 * first) grows by the climb alone: all of it counts; so does an
+	 * adopted speculative one's (pool_adopt), whose copy a far route
+	 * decided. */
 	upto = (b->planned + b->climbed) * b->per;
-	if (upto == 0 || upto > b->n)
+	if (upto == 0 || b->room_counts || upto > b->n)
 		upto = b->n;
 	for (int i = 0; i < upto; i++)
 		n += !b->jobs[i].taken;
@@ -800,6 +802,19 @@ pool_climb(struct pool *b, int k)
 	return k;
 }
 
+int
+pool_room(struct pool *b)
+{
+	int held;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	held = b->climbing ? b->held : 0;
+	pthread_mutex_unlock(&b->lock);
+	return held;
+}
+
 void
 pool_climb_end(struct pool *b)
 {
@@ -884,7 +899,8 @@ pool_adopt(struct pool *b, int want)
 	}
 	if (b->probe && !b->expanded)
 		pool_expand(b, want);
-	conns = b->probe ? b->started : b->n / b->per;
+	conns = b->probe ? b->started : b->planned;
+	b->room_counts = b->climbing && b->held > 0;
 	pthread_mutex_unlock(&b->lock);
 	return conns;
 }

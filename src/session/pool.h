@@ -99,9 +99,12 @@ int pool_trim(struct pool *b, int n, long long bytes);
 int pool_climb(struct pool *b, int k);
 void pool_climb_end(struct pool *b);
 int pool_coming(struct pool *b);
+/* Connections still held for the climb (0 for NULL or once it ended). */
+int pool_room(struct pool *b);
 
 /* Channels not handed out yet (0 for NULL); of those, the ones planned
- * or climbed to (not the climb's room, unless the pool has nothing else);
+ * or climbed to (not the climb's room, unless the pool has nothing else
+ * or was adopted with room);
  * all jobs; connections up. */
 int pool_count(struct pool *b);
 int pool_count_planned(struct pool *b);
@@ -115,7 +118,8 @@ double pool_first_byte_ms(struct pool *b, double max_s);
 /* A speculative pool is wanted after all: a probing one whose first
  * connection has not yet said how many start starts up to want now.
  * Returns the connections it stands for (up, coming or failed); 0 for one
- * cut at the server's first bytes (not far), which cannot serve. */
+ * cut at the server's first bytes (not far), which cannot serve.  Its
+ * climb's room, if any, then counts for the pieces (pool_count_planned). */
 int pool_adopt(struct pool *b, int want);
 /* The first connection's error, on one line; seconds since the start;
  * seconds from the start to the last connection up (< 0: none is). */

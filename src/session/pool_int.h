@@ -79,6 +79,8 @@ struct pool {
 				   (pool_climb): not started, not given up */
 	bool climbing;		/* ... and the copy waits for them too */
 	int climbed;		/* connections the climb started */
+	bool room_counts;	/* the climb's room counts for the pieces too
+				   (pool_count_planned) */
 	pthread_t pacer;	/* starts the later waves, ... */
 	bool has_pacer;		/* ... when there is one */
 	bool expanded;		/* ... it has */

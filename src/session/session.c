@@ -204,10 +204,11 @@ session_bypass_wait(struct session *s, const struct pool_how *h, bool staged)
 }
 
 /* The speculative connections, now that the route says they pay (of want
- * connections).  A pool that has them all stays the session's: they join
- * the copy as they come up.  A smaller one (the one beside
- * a listing, mostly up by now) is waited for and taken, and makes room
- * for the next pool.  Returns the connections it stands for. */
+ * connections).  A pool that has them all stays the session's while some
+ * still come up: they join the copy as they do, and the climb goes on in
+ * its room.  A smaller one (the one beside a listing, mostly up by now)
+ * is waited for and taken, and makes room for the next pool.  Returns
+ * the connections it stands for. */
 static int
 session_spec_adopt(struct session *s, int want)
 {
@@ -228,7 +229,7 @@ session_spec_adopt(struct session *s, int want)
 	/* The connection that listed carries the copy meanwhile. */
 	session_reserve(s, pool_size(b));
 	session_take_done(s);
-	if (session_pending_count(s) > 0)
+	if (pool_coming(b) > 0)
 		log_verbose("%d of %d connections up in %.2f s: the copy starts, the others "
 		    "join as they come up", pool_up(b), conns, pool_age(b));
 	else
@@ -855,6 +856,16 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		 * long a new connection takes to join. */
 		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps,
 		    adopted > 0 ? s->spec_ready_s : -1);
+	} else if (adopted > 0 && pool_room(s->pending) > 0) {
+		/* The one opened beside the listing is still coming (the
+		 * listing was quicker): the climb goes on in its room, and
+		 * its own time to come up is the first join. */
+		int room = pool_room(s->pending);
+
+		session_climb_start(s, g.pool.n + 1, room < g.pool.room ? room : g.pool.room,
+		    g.window_Bps, s->spec_ready_s);
+		if (!s->climb.on)
+			pool_climb_end(s->pending);
 	}
 	if (s->nconns == had && session_pending_count(s) == 0) {
 		log_route("route standard: no fresh connection came up; the listing one "

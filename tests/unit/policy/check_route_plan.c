@@ -157,6 +157,10 @@ START_TEST(plan_open_table)
 		 * away: it stops at a near banner. */
 		ck_assert_int_eq(p.spec.far_only, r->spec_delayed || r->spec_proxy);
 		ck_assert_ptr_nonnull(p.spec_why);
+		/* The one beside a listing keeps the climb's room (the
+		 * growth may take it before it is up); 16 in all. */
+		ck_assert_msg(p.spec.room == (r->spec_delayed ? 0 : 15), "%s: spec room %d",
+		    r->name, p.spec.room);
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
 	    p.spec_lists_ms);

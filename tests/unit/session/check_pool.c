@@ -426,6 +426,35 @@ START_TEST(climb_room_only)
 }
 END_TEST
 
+/* A speculative pool with room, adopted while its one connection is still
+ * coming (the listing was quicker): it stands for its planned connection,
+ * not its room; the climb goes on in it, and its room then counts for the
+ * pieces as a pool of room only does.  A speculative one not adopted
+ * counts its planned one alone. */
+START_TEST(spec_adopted_room)
+{
+	struct pool_how h = { .n = 1, .per = 2, .room = 3, .spec = true, .dial = &fake_dial };
+	struct pool *b;
+
+	fake_reset((struct fake_how){ .rtt_ms = 50 });
+	b = pool_start(&opts, &cfg, &h);
+	ck_assert(pool_speculative(b));
+	ck_assert_int_eq(pool_room(b), 3);
+	ck_assert_int_eq(pool_count_planned(b), 2);
+	ck_assert_int_eq(pool_adopt(b, 1), 1);
+	ck_assert(!pool_speculative(b));
+	ck_assert_int_eq(pool_count_planned(b), 8);
+	ck_assert_int_eq(pool_climb(b, 2), 2);
+	ck_assert_int_eq(pool_room(b), 1);
+	pool_wait_all(b);
+	ck_assert_int_eq(pool_up(b), 3);
+	pool_climb_end(b);
+	ck_assert_int_eq(pool_room(b), 0);
+	ck_assert_int_eq(drain_and_end(b), 6);
+	ck_assert_int_le(fake_jobs_once(), 3);
+}
+END_TEST
+
 static Suite *
 pool_suite(void)
 {
@@ -438,6 +467,7 @@ pool_suite(void)
 	tcase_add_test(tc, climb_room_channels);
 	tcase_add_test(tc, climb_ends_unused);
 	tcase_add_test(tc, climb_room_only);
+	tcase_add_test(tc, spec_adopted_room);
 	tcase_add_test(tc, channels_each);
 	tcase_add_test(tc, late_ones);
 	tcase_add_test(tc, one_fails);
