@@ -171,15 +171,16 @@ check "$name" "scp's logins per connection, the listing's included ($more climbe
 # connection only (its parent is fscp; scp's ssh and the listing go at
 # once): the listing ends before the connection beside it is up.  The
 # growth takes it while it still comes, and the climb goes on in it (it
-# measured nothing before: that connection's pool had no room).
+# measured nothing before: that connection's pool had no room).  128 MiB
+# leave the climb time for its first measure after that connection is in.
 route_host "far-late" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" \
 	"ProxyCommand sh -c 'case \$(cat /proc/\$PPID/comm) in *fscp*) sleep 0.5;; esac; exec ssh -F $SSH_CONFIG -W %h:%p bastion-far'"
-LATE=$((64 << 20))
+LATE=$((128 << 20))
 setup_far_late() {
 	mkdir -p dst "$SSHD_HOME/src"
 	fscp_put_file "$SSHD_HOME/src/far.bin" "$LATE" 0644
 }
-name="download of 64 MiB behind a far proxy whose second connection comes late: it climbs"
+name="download of 128 MiB behind a far proxy whose second connection comes late: it climbs"
 route_compare --name "$name" --setup setup_far_late --expect-rc 0 --no-stderr -- -v far-late:src/far.bin dst/
 echo "  $(grep -E '^[^ :]+: (climb: |[0-9]+ of [0-9]+ connections up)' "$ROUTE_ERR_fscp" | tr '\n' '|')"
 check "$name" "the connection beside the listing was still coming" \
