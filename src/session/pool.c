@@ -634,10 +634,10 @@ pool_count_planned(struct pool *b)
 	/* The room held for the climb comes after the planned jobs.  A
 	 * pool of room only (the copy is measured on ssh's connection
 	 * first) grows by the climb alone: all of it counts; so does an
-	 * adopted speculative one's (pool_adopt), whose copy a far route
-	 * decided. */
+	 * adopted speculative one's (began speculative, no longer is),
+	 * whose copy a far route decided. */
 	upto = (b->planned + b->climbed) * b->per;
-	if (upto == 0 || b->room_counts || upto > b->n)
+	if (upto == 0 || (b->never_add && !b->spec) || upto > b->n)
 		upto = b->n;
 	for (int i = 0; i < upto; i++)
 		n += !b->jobs[i].taken;
@@ -900,7 +900,6 @@ pool_adopt(struct pool *b, int want)
 	if (b->probe && !b->expanded)
 		pool_expand(b, want);
 	conns = b->probe ? b->started : b->planned;
-	b->room_counts = b->climbing && b->held > 0;
 	pthread_mutex_unlock(&b->lock);
 	return conns;
 }

@@ -62,7 +62,9 @@ struct pool {
 	int chans;		/* channels up so far */
 	bool probe;		/* the first connection says how many more start */
 	bool spec;		/* opened before the listing, in case it pays */
-	bool never_add;		/* began speculative: new host keys are ssh's to add */
+	bool never_add;		/* began speculative: new host keys are ssh's to
+				   add; adopted since (spec false), its room
+				   counts for the pieces (pool_count_planned) */
 	bool far_only;		/* speculative, wanted only for a far server */
 	double delay_s;		/* the first connection waits this long after t0 */
 	double first_ms;	/* the first connection's banner came after this
@@ -79,8 +81,6 @@ struct pool {
 				   (pool_climb): not started, not given up */
 	bool climbing;		/* ... and the copy waits for them too */
 	int climbed;		/* connections the climb started */
-	bool room_counts;	/* the climb's room counts for the pieces too
-				   (pool_count_planned) */
 	pthread_t pacer;	/* starts the later waves, ... */
 	bool has_pacer;		/* ... when there is one */
 	bool expanded;		/* ... it has */
