@@ -655,7 +655,8 @@ static struct journal *
 run_journal(const struct fscp_opts *o)
 {
 	struct strv parts = { 0 };
-	char cwd[4096], flags[128], key[65];
+	struct journal *j;
+	char cwd[4096], flags[128];
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return NULL;	/* no stable name: no journal */
@@ -678,10 +679,10 @@ run_journal(const struct fscp_opts *o)
 	strv_push(&parts, "--");
 	for (int i = 0; i < o->noperands; i++)
 		strv_push(&parts, o->operands[i]);
-	journal_key((const char *const *)parts.v, parts.n, key);
+	j = journal_open(&(struct journal_params){ .key_parts = (const char *const *)parts.v,
+	    .nkey_parts = parts.n, .resume = o->resume, .preserve = o->preserve, .delay_s = -1 });
 	strv_free(&parts);
-	return journal_open(&(struct journal_params){ .key = key, .resume = o->resume,
-	    .preserve = o->preserve, .delay_s = -1 });
+	return j;
 }
 
 /* However fscp ends, no child outlives it. */

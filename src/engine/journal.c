@@ -5,9 +5,11 @@
 #include "engine/journal_text.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/strv.h"
 #include "util/xmalloc.h"
 #include "sftp/sftp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,6 +50,10 @@ struct journal {
 	char *dir;			/* the directory's path */
 	int dirfd;			/* open once it exists and was checked; -1 */
 	bool dir_bad;			/* unusable: no journal this run (said once) */
+	/* Named when first needed (journal_named): the key's SHA-256 loads
+	 * libcrypto, which a short copy never needs. */
+	struct strv key_parts;
+	bool named;
 	char name[80], tmpname[128];
 	bool written;			/* the file exists from this run */
 	bool dirty;
@@ -59,6 +65,14 @@ struct journal {
 };
 
 /* ---- the directory and the file --------------------------------------------- */
+
+static void
+journal_set_name(struct journal *j, const char *key)
+{
+	snprintf(j->name, sizeof(j->name), "%.64s.journal", key);
+	snprintf(j->tmpname, sizeof(j->tmpname), "%.64s.%ld.tmp", key, (long)getpid());
+	j->named = true;
+}
 
 static char *
 journal_default_dir(void)
@@ -131,6 +145,51 @@ journal_dir_open(struct journal *j, bool create)
 	return true;
 }
 
+/* The journal's file names, from its key; false: no journal this run
+ * (said once). */
+static bool
+journal_named(struct journal *j)
+{
+	char key[65];
+
+	if (j->named)
+		return true;
+	if (j->dir_bad)
+		return false;
+	if (!journal_key((const char *const *)j->key_parts.v, j->key_parts.n, key)) {
+		log_verbose("resume: libcrypto cannot be loaded: no journal");
+		j->dir_bad = true;
+		return false;
+	}
+	journal_set_name(j, key);
+	return true;
+}
+
+/* Does the directory hold any journal at all?  Most often not (a journal
+ * is removed when its copy succeeds), and then a copy that succeeds has
+ * none of its own to remove either, and no name to work out. */
+static bool
+journal_dir_has_any(struct journal *j)
+{
+	int fd = dup(j->dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	bool any = false;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return true;	/* cannot tell: look for ours */
+	}
+	while (!any && (e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+
+		any = n > 8 && strcmp(e->d_name + n - 8, ".journal") == 0;
+	}
+	closedir(d);
+	return any;
+}
+
 /* The journal the run before left, on resume; a missing one is no news,
  * anything odd is said and ignored (the copy is then whole). */
 static void
@@ -139,6 +198,8 @@ journal_load(struct journal *j)
 	char err[128];
 	struct stat st;
 
+	if (!journal_named(j))
+		return;
 	if (!journal_dir_open(j, false)) {
 		log_verbose("resume: no journal of this command: copying whole files");
 		return;
@@ -190,7 +251,7 @@ journal_load(struct journal *j)
 static void
 journal_store(struct journal *j, const struct journal_buf *b)
 {
-	if (!journal_dir_open(j, true))
+	if (!journal_named(j) || !journal_dir_open(j, true))
 		return;
 	(void)unlinkat(j->dirfd, j->tmpname, 0);
 	int fd = openat(j->dirfd, j->tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -389,8 +450,10 @@ journal_open(const struct journal_params *p)
 	j->start = clock_now();
 	j->delay = p->delay_s >= 0 ? p->delay_s : JOURNAL_DELAY_S;
 	j->dir = p->dir != NULL ? xstrdup(p->dir) : journal_default_dir();
-	snprintf(j->name, sizeof(j->name), "%.64s.journal", p->key);
-	snprintf(j->tmpname, sizeof(j->tmpname), "%.64s.%ld.tmp", p->key, (long)getpid());
+	if (p->key != NULL)
+		journal_set_name(j, p->key);
+	for (size_t i = 0; i < p->nkey_parts; i++)
+		strv_push(&j->key_parts, p->key_parts[i]);
 	if (j->dir == NULL)
 		log_verbose("resume: no home directory: no journal");
 	if (j->resume)
@@ -413,7 +476,8 @@ journal_end(struct journal *j, bool ok)
 		pthread_join(j->thread, NULL);
 	if (ok) {
 		/* Also the journal a run before left: the copy is whole now. */
-		if (j->dirfd >= 0 || (!j->dir_bad && journal_dir_open(j, false)))
+		if ((j->dirfd >= 0 || (!j->dir_bad && journal_dir_open(j, false))) &&
+		    (j->written || journal_dir_has_any(j)) && journal_named(j))
 			(void)unlinkat(j->dirfd, j->name, 0);
 	} else if (j->written || j->prev.n > 0 || clock_now() >= j->start + j->delay) {
 		journal_flush(j, true);
@@ -429,6 +493,7 @@ journal_end(struct journal *j, bool ok)
 	}
 	journal_doc_free(&j->prev);
 	free(j->prev_taken);
+	strv_free(&j->key_parts);
 	if (j->dirfd >= 0)
 		close(j->dirfd);
 	free(j->dir);

@@ -37,7 +37,11 @@ struct journal;
 struct journal_file;
 
 struct journal_params {
-	const char *key;	/* journal_key() of the command */
+	/* journal_key() of the command, or (key NULL) the parts to work it
+	 * out from once a journal is read, written or removed. */
+	const char *key;
+	const char *const *key_parts;
+	size_t nkey_parts;
 	bool resume;		/* read the journal a previous run left */
 	bool preserve;		/* -p: a finished file has the source's times */
 	/* The directory; NULL: $XDG_CACHE_HOME/fscp or ~/.cache/fscp. */

@@ -2,6 +2,7 @@
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 #include "config.h"
 #include "engine/journal_text.h"
+#include "util/cryptolib.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>
@@ -9,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <openssl/evp.h>
 
 #define JOURNAL_MAGIC "fscp-journal 1\n"
 
@@ -365,30 +364,30 @@ journal_doc_free(struct journal_doc *d)
 
 /* ---- key ----------------------------------------------------------------------- */
 
-void
+bool
 journal_key(const char *const *parts, size_t n, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[32];
+	struct journal_buf b = { 0 };
+	bool ok;
 
-	if (ctx == NULL)
-		abort();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	EVP_DigestUpdate(ctx, "fscp-journal-key 1", 18);
+	jbuf_put(&b, "fscp-journal-key 1", 18);
 	for (size_t i = 0; i < n; i++) {
 		char len[24];
 		int l = snprintf(len, sizeof(len), "\n%zu:", strlen(parts[i]));
 
-		EVP_DigestUpdate(ctx, len, (size_t)l);
-		EVP_DigestUpdate(ctx, parts[i], strlen(parts[i]));
+		jbuf_put(&b, len, (size_t)l);
+		jbuf_put(&b, parts[i], strlen(parts[i]));
 	}
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	for (unsigned i = 0; i < 32 && i < mdlen; i++) {
+	ok = cryptolib_sha256(b.p, b.len, md);
+	journal_buf_free(&b);
+	out[0] = '\0';
+	for (unsigned i = 0; ok && i < 32; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
-	out[64] = '\0';
+	if (ok)
+		out[64] = '\0';
+	return ok;
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "policy/proxytok.h"
 #include "policy/sshcfg.h"
+#include "util/cryptolib.h"
 #include "util/xmalloc.h"
 
 #include <pwd.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/sha.h>
 
 static const char *
 tok_value(const struct proxytok *t, char c, enum proxytok_set set,
@@ -81,17 +81,19 @@ proxytok_expand(const char *tmpl, const struct proxytok *tok,
 	return out;
 }
 
-void
+bool
 proxytok_conn_hash(const char *l, const char *h, int port, const char *r,
     char out[41])
 {
-	unsigned char md[SHA_DIGEST_LENGTH];
+	unsigned char md[20];
 	char *s = xasprintf("%s%s%d%s", l ? l : "", h ? h : "", port, r ? r : "");
+	bool ok = cryptolib_sha1(s, strlen(s), md);
 
-	SHA1((const unsigned char *)s, strlen(s), md);
-	for (int i = 0; i < SHA_DIGEST_LENGTH; i++)
+	out[0] = '\0';
+	for (int i = 0; ok && i < 20; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	free(s);
+	return ok;
 }
 
 void
@@ -112,7 +114,9 @@ proxytok_from(struct proxytok *tok, struct proxytok_store *st,
 	st->s[2] = xstrdup(pw != NULL ? pw->pw_name : "");
 	st->s[3] = xstrdup(pw != NULL ? pw->pw_dir : "");
 	st->s[4] = xasprintf("%lu", (unsigned long)getuid());
-	proxytok_conn_hash(hn, cfg->hostname, cfg->port, cfg->user, hash);
+	/* Without libcrypto %C stays empty: 9.2 allows it in no command
+	 * fscp runs (PROXYTOK_PROXY). */
+	(void)proxytok_conn_hash(hn, cfg->hostname, cfg->port, cfg->user, hash);
 	st->s[5] = xstrdup(hash);
 
 	tok->host = cfg->hostname;

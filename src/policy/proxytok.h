@@ -9,6 +9,7 @@
 #ifndef FSCP_PROXYTOK_H
 #define FSCP_PROXYTOK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sshcfg;
@@ -49,8 +50,9 @@ struct proxytok_store {
 void proxytok_from(struct proxytok *tok,
     struct proxytok_store *store, const struct sshcfg *cfg);
 void proxytok_free(struct proxytok_store *store);
-/* Hex SHA1 of l h p r, like ssh's %C; into out (41 bytes). */
-void proxytok_conn_hash(const char *l, const char *h, int port, const char *r,
+/* Hex SHA1 of l h p r, like ssh's %C; into out (41 bytes).  False (out
+ * empty) when libcrypto cannot be loaded. */
+bool proxytok_conn_hash(const char *l, const char *h, int port, const char *r,
     char out[41]);
 
 #endif

@@ -13,10 +13,8 @@
 #include <sys/stat.h>
 #include <arpa/inet.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
+#include "transport/sshlib.h"
+#include "util/cryptolib.h"
 #include "util/strv.h"
 #include "util/xmalloc.h"
 #include "policy/fscpconf.h"	/* fscpconf_glob: ssh's match_pattern */
@@ -53,19 +51,17 @@ hostkey_match_list(const char *host, const char *patterns)
 static char *
 hash_name(const char *host, const unsigned char *salt_in)
 {
-	unsigned char salt[20], mac[EVP_MAX_MD_SIZE];
-	unsigned int maclen = 0;
+	unsigned char salt[20], mac[20];
 	char bsalt[64], bmac[64];
 
 	if (salt_in != NULL)
 		memcpy(salt, salt_in, sizeof(salt));
-	else if (RAND_bytes(salt, sizeof(salt)) != 1)
+	else if (!cryptolib_random(salt, sizeof(salt)))
 		return NULL;
-	if (HMAC(EVP_sha1(), salt, sizeof(salt), (const unsigned char *)host, strlen(host),
-	    mac, &maclen) == NULL || maclen != 20)
+	if (!cryptolib_hmac_sha1(salt, sizeof(salt), host, strlen(host), mac) ||
+	    cryptolib_b64_encode(bsalt, salt, sizeof(salt)) < 0 ||
+	    cryptolib_b64_encode(bmac, mac, sizeof(mac)) < 0)
 		return NULL;
-	EVP_EncodeBlock((unsigned char *)bsalt, salt, sizeof(salt));
-	EVP_EncodeBlock((unsigned char *)bmac, mac, maclen);
 	return xasprintf("|1|%s|%s", bsalt, bmac);
 }
 
@@ -86,7 +82,7 @@ hostkey_match_hashed(const char *host, const char *field)
 	memcpy(bsalt, b, (size_t)(e - b));
 	bsalt[e - b] = '\0';
 	/* 20 bytes of salt are 28 base64 characters. */
-	if (strlen(bsalt) != 28 || EVP_DecodeBlock(salt, (unsigned char *)bsalt, 28) != 21)
+	if (strlen(bsalt) != 28 || cryptolib_b64_decode(salt, bsalt, 28) != 21)
 		return false;
 	if ((mine = hash_name(host, salt)) == NULL)
 		return false;
@@ -265,6 +261,13 @@ hostkey_scan(const struct sshcfg *cfg, const char *name, ssh_key key, struct hos
 {
 	memset(out, 0, sizeof(*out));
 	out->status = HOSTKEY_NEW;
+	if (!sshlib_load(NULL)) {
+		/* No key can be read: none is trusted (no caller gets here
+		 * without a connection, which loaded libssh). */
+		out->revoked = true;
+		out->status = HOSTKEY_REVOKED;
+		return;
+	}
 	for (size_t i = 0; i < cfg->userknownhostsfiles.n; i++)
 		scan_file(cfg->userknownhostsfiles.v[i], name, key, out);
 	for (size_t i = 0; i < cfg->globalknownhostsfiles.n; i++)

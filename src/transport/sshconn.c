@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <libssh/server.h>	/* ssh_send_keepalive, a client call too */
-
 #include "util/clock.h"
 #include "util/xmalloc.h"
 #include "transport/hostkey.h"
@@ -96,12 +94,19 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	long hs_timeout;
 	int port_for_lookup;
 	char *algos, *ciphers;
+	const char *why;
 	bool ok;
 	enum sshconn_err e;
 
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
+	if (!sshlib_load(&why)) {
+		sshconn_seterr(err, errlen, "libssh cannot be loaded: %s", why);
+		if (p->proxy_fd >= 0)
+			close(p->proxy_fd);	/* ours, as on any failure below */
+		return SSHCONN_ERR_CONNECT;
+	}
 	c = xcalloc(1, sizeof(*c));
 	c->fd = -1;
 	c->wake[0] = c->wake[1] = -1;

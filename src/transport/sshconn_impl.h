@@ -13,8 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <libssh/libssh.h>
-#include <libssh/callbacks.h>
+#include "transport/sshlib.h"
 
 /* Seconds a closing channel waits for the server's exit status. */
 #define SSHCONN_CLOSE_TIMEOUT 3

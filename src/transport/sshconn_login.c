@@ -261,7 +261,7 @@ auth_try(struct sshconn *c, enum auth_method m, ssh_key key, double deadline)
 bool
 sshconn_may_log_in(const struct sshcfg *cfg)
 {
-	if (!cfg->pubkeyauthentication || !hostkey_known(cfg))
+	if (!sshlib_load(NULL) || !cfg->pubkeyauthentication || !hostkey_known(cfg))
 		return false;
 	/* What auth_run offers: the agent (not with IdentitiesOnly), then
 	 * the identity files. */

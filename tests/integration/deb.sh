@@ -6,7 +6,9 @@
 # scratch root (dpkg -x, nothing is installed on this machine) and run the
 # fscp in it.  Checks what the package must carry (binary, man page,
 # completions, README, NEWS, copyright, the alias example), that Depends
-# came from shlibs, and, where lintian is installed, that lintian finds
+# names the libraries fscp links (from shlibs) and those it opens when a
+# bypass needs them (libssh, libcrypto: debian/control), and, where lintian
+# is installed, that lintian finds
 # nothing at all, pedantic tags included.
 #
 # SKIP (77) with the reason when the build tools or build dependencies are
@@ -79,7 +81,7 @@ for f in README NEWS; do
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-check package "Depends from shlibs names libssh, libc and libcrypto's package" \
+check package "Depends names libssh's, libc's and libcrypto's packages" \
 	eval "grep -q 'libssh-4' <<<'$depends' && grep -q 'libc6' <<<'$depends' && grep -q 'libssl3' <<<'$depends'"
 check package "Depends on openssh-client (fscp runs ssh)" eval "grep -q 'openssh-client' <<<'$depends'"
 

@@ -182,4 +182,55 @@ check "$name" "ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
 check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 	test "$ROUTE_LOGINS_fscp" -eq "$ROUTE_LOGINS_scp"
 
+# 6. libssh and libcrypto are opened when a bypass needs them, not at
+# start-up: the standard route never loads them, a bypass does, and a
+# libssh that cannot be loaded is a bypass that failed (the copy falls back
+# to ssh, as scp copies).
+name="libraries: fscp links neither libssh nor libcrypto"
+needed=$(readelf -d "$FSCP" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+check "$name" "NEEDED: $needed" eval '[ -n "$needed" ] && ! grep -qE "libssh|libcrypto" <<<"$needed"'
+# What fscp's own process (not ssh's) initialized, from LD_DEBUG=libs.
+fscp_loaded() {
+	local f
+	for f in "$FSCP_WORK"/ld.*; do
+		grep -q "initialize program: $FSCP\$" "$f" &&
+			sed -n 's/.*calling init: .*\/\([^/]*\.so[.0-9]*\)$/\1/p' "$f"
+	done | sort -u | tr '\n' ' '
+}
+lib_copy() {
+	rm -f "$FSCP_WORK"/ld.* "$SSHD_HOME/dst/small.txt"
+	(cd "$FSCP_WORK/L" && LD_DEBUG=libs LD_DEBUG_OUTPUT="$FSCP_WORK/ld" "$FSCP" -F "$SSH_CONFIG" \
+		src/small.txt fscp-test:dst/ </dev/null >/dev/null 2>&1) &&
+		cmp -s "$FSCP_WORK/L/src/small.txt" "$SSHD_HOME/dst/small.txt"
+}
+(cd "$FSCP_WORK/L" && setup)
+# No journal anywhere (a failed copy leaves one): a copy that succeeds has
+# none to remove, so it needs no journal name (libcrypto's SHA-256).
+export XDG_CACHE_HOME=$FSCP_WORK/cache
+export FSCP_ROUTE=standard
+name="libraries: the standard route"
+check "$name" "copies" lib_copy
+loaded=$(fscp_loaded)
+check "$name" "loads neither libssh nor libcrypto (fscp initialized: $loaded)" \
+	eval '[ -n "$loaded" ] && ! grep -qE "libssh|libcrypto" <<<"$loaded"'
+export FSCP_ROUTE=bypass
+name="libraries: a bypass"
+check "$name" "copies" lib_copy
+loaded=$(fscp_loaded)
+check "$name" "loads libssh and libcrypto (fscp initialized: $loaded)" \
+	eval 'grep -q libssh <<<"$loaded" && grep -q libcrypto <<<"$loaded"'
+# A file that is no library, first on the loader's path under libssh's name.
+mkdir -p "$FSCP_WORK/badlib"
+soname=$(ldconfig -p | awk '$1 ~ /^libssh\.so\.[0-9]+$/ { print $1; exit }')
+[ -n "$soname" ] || fscp_hard_error "no libssh in ldconfig -p"
+: >"$FSCP_WORK/badlib/$soname"
+export LD_LIBRARY_PATH=$FSCP_WORK/badlib
+name="libraries: libssh cannot be loaded, the bypass falls back"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
+check "$name" "-v says why" grep -qE "bypass failed: libssh cannot be loaded: .*; falling back to the standard route" \
+	"$ROUTE_ERR_fscp"
+check "$name" "one login each, ssh's (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
+unset LD_LIBRARY_PATH FSCP_ROUTE XDG_CACHE_HOME
+
 checks_done

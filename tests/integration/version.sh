@@ -46,9 +46,12 @@ if [ "$rc" = 0 ] &&
 else
 	bad "--version: exit $rc, printed:"$'\n'"$out"
 fi
-# The libssh named is the one the binary loads (its Debian package's version).
+# The libssh named is the one the binary loads (its Debian package's version):
+# fscp opens it when asked (--version asks), so the loader's own trace says
+# which file that is.
 lib=$(sed -n 's/^libssh \([0-9.]*\).*/\1/p' <<<"$out")
-so=$(ldd "$FSCP" 2>/dev/null | sed -n 's/.*=> \(.*libssh\.so[^ ]*\).*/\1/p')
+so=$(LD_DEBUG=libs "$FSCP" --version 2>&1 >/dev/null |
+	sed -n 's/.*calling init: \(.*libssh\.so[^ ]*\).*/\1/p' | head -1)
 pkg=$( [ -n "$so" ] && dpkg -S "$(readlink -f "$so")" 2>/dev/null | sed -n '1s/:.*//p')
 if [ -n "$pkg" ]; then
 	pv=$(dpkg-query -W -f '${Version}' "$pkg")

@@ -110,7 +110,7 @@ START_TEST(conn_hash)
 	char h[41];
 
 	/* printf 'vmreal.example2200root' | sha1sum */
-	proxytok_conn_hash("vm", "real.example", 2200, "root", h);
+	ck_assert(proxytok_conn_hash("vm", "real.example", 2200, "root", h));
 	ck_assert_str_eq(h, "c1c192429f5a0bf0d548607a306c6b1994d37d1d");
 }
 END_TEST
