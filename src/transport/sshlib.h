@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 /* sshlib: libssh, opened the first time a connection of fscp's own needs
- * it (util/dynlib.h says why not at start-up).  Include it after libssh's
- * headers, in transport/ only: every libssh call below goes through the
- * table that sshlib_load fills, under libssh's own name.  sshconn_open,
- * sshconn_may_log_in and version_text load it; whatever else calls libssh
- * runs on a connection or key those made. */
+ * it (util/dynlib.h says why not at start-up).  Included instead of
+ * libssh's headers, in transport/ only: every libssh call there goes
+ * through the table that sshlib_load fills, under libssh's own name.
+ * sshconn_open, sshconn_may_log_in, hostkey_scan and version_text load
+ * it; whatever else calls libssh runs on a connection or key those made. */
 #ifndef FSCP_SSHLIB_H
 #define FSCP_SSHLIB_H
 
