@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 static const char *
 tok_value(const struct proxytok *t, char c, enum proxytok_set set,
     char portbuf[16])
