@@ -838,6 +838,9 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (want == 0 && pool_speculative(s->pending))
 		session_pool_end(s, false);
 	int adopted = session_spec_adopt(s, want);
+	/* The room of the one opened beside the listing, if it is still
+	 * coming (the listing was quicker). */
+	int room = adopted > 0 ? pool_room(s->pending) : 0;
 
 	if (adopted > 0)
 		log_verbose("the connection opened while listing joins the copy");
@@ -856,12 +859,9 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		 * long a new connection takes to join. */
 		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps,
 		    adopted > 0 ? s->spec_ready_s : -1);
-	} else if (adopted > 0 && pool_room(s->pending) > 0) {
-		/* The one opened beside the listing is still coming (the
-		 * listing was quicker): the climb goes on in its room, and
-		 * its own time to come up is the first join. */
-		int room = pool_room(s->pending);
-
+	} else if (room > 0) {
+		/* The climb goes on in that room, and the connection's own
+		 * time to come up is the first join. */
 		session_climb_start(s, g.pool.n + 1, room < g.pool.room ? room : g.pool.room,
 		    g.window_Bps, s->spec_ready_s);
 		if (!s->climb.on)
