@@ -278,8 +278,11 @@ route_plan_climb_settle_bytes(const struct route_climb *c)
 {
 	/* A few windows: the channel's and TCP's ramp are behind it (a
 	 * master 25 ms away measured 54-69 MB/s over its first interval,
-	 * 70-76 after). */
-	return c->window_Bps > 0 ? 4 * ROUTE_SCP_INFLIGHT : 0;
+	 * 70-76 after).  Elsewhere the first acknowledged byte: an upload
+	 * puts a whole window in flight per channel before its first
+	 * answer, and on a slow machine far away an interval that starts
+	 * before that one measures nothing moved. */
+	return c->window_Bps > 0 ? 4 * ROUTE_SCP_INFLIGHT : 1;
 }
 
 double

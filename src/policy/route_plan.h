@@ -173,9 +173,9 @@ struct route_climb_measure {
 int route_plan_climb(const struct route_facts *f, struct route_climb *c,
     const struct route_climb_measure *m, char *reason, size_t len);
 /* Bytes the copy must have moved before the climb's first interval
- * begins (0: at once; the settling time below applies to the start too):
- * on ssh's one connection, its window's ramp is no measure of what the
- * window allows. */
+ * begins (the settling time below applies to the start too): the first
+ * answer at least; on ssh's one connection, more, as its window's ramp
+ * is no measure of what the window allows. */
 uint64_t route_plan_climb_settle_bytes(const struct route_climb *c);
 /* Seconds after connections joined before the next interval begins
  * (interval_s: the climb's): on ssh's one connection a new one's ramp
