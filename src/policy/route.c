@@ -528,6 +528,13 @@ route_lookup_beside_now(double idle_cores, double over_s)
 	return over_s >= ROUTE_LOOKUP_IDLE_S && idle_cores >= ROUTE_LOOKUP_IDLE_CORES;
 }
 
+bool
+route_wants_config(long long bytes, enum route_force force, int connections_wanted)
+{
+	return bytes < 0 || bytes >= ROUTE_LEAST_BYTES || force == ROUTE_FORCE_BYPASS ||
+	    connections_wanted > 0;
+}
+
 void
 route_decide(const struct route_input *in, struct route_decision *out)
 {
@@ -551,6 +558,15 @@ route_decide(const struct route_input *in, struct route_decision *out)
 
 		snprintf(why, sizeof(why), "%s needs the standard route",
 		    in->special_why != NULL ? in->special_why : "this mode");
+		standard(out, why);
+		return;
+	}
+	if (cfg == NULL && in->small) {
+		char why[200], least[32];
+
+		route_format_bytes(ROUTE_LEAST_BYTES, least, sizeof(least));
+		snprintf(why, sizeof(why), "%s to move, under the %s from which any other "
+		    "route pays: ssh reads its own configuration", size, least);
 		standard(out, why);
 		return;
 	}

@@ -46,6 +46,10 @@ enum route_force { ROUTE_FORCE_AUTO, ROUTE_FORCE_STANDARD, ROUTE_FORCE_BYPASS };
 					   the one that lists, one speculative
 					   (with a second core) */
 #define ROUTE_SSM_GAIN_S	0.2		/* a session must save this much */
+/* The least a copy of known size moves for any route but the standard one
+ * to act on it: a second SSM session's gain (route_ssm_sessions); every
+ * other route starts far above it. */
+#define ROUTE_LEAST_BYTES	((long long)(ROUTE_SSM_GAIN_S * ROUTE_SSM_RATE) + 1)
 #define ROUTE_MAX_CONNS		64
 #define ROUTE_INFLIGHT_RATE	256000000.0	/* B/s one connection may aim at */
 #define ROUTE_INFLIGHT_MIN	(256ull << 10)	/* per connection, a near server */
@@ -93,6 +97,8 @@ struct route_input {
 	bool one_stream;	/* the legacy protocol on an exec channel: no
 				   deciding again later */
 	const char *special_why;	/* e.g. "-O (legacy scp protocol)" */
+	bool small;		/* cfg is NULL because route_wants_config said
+				   no, not because ssh -G failed */
 };
 
 struct route_decision {
@@ -115,6 +121,11 @@ struct route_decision {
 };
 
 void route_decide(const struct route_input *in, struct route_decision *out);
+/* Is ssh -G worth asking for a copy of bytes (-1: not known yet)?  Not
+ * below ROUTE_LEAST_BYTES, unless the user forces the bypass or sets a
+ * count: every route decides standard there, and ssh reads its own
+ * configuration, as it does for scp. */
+bool route_wants_config(long long bytes, enum route_force force, int connections_wanted);
 /* When an SSM host's direct address is looked for (the aws CLI's
  * describe-instances, then a probe), see route.c. */
 enum route_lookup {

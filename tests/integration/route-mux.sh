@@ -7,6 +7,8 @@
 #  - copies match scp's (contents, modes, -p times, exit status, messages),
 #    with no new login for either;
 #  - fscp runs no ssh but ssh -G (a logging ssh wrapper given with -S);
+#    under what any route acts on (route.h ROUTE_LEAST_BYTES) it runs no
+#    ssh -G either, and scp's very ssh, whose own mux client asks the master;
 #  - the master logs the same session request for both: tty, X11, agent,
 #    subsystem, command, and the environment it sends (SendEnv, SetEnv);
 #  - a master that refuses the session (ControlMaster ask, askpass says no):
@@ -53,7 +55,8 @@ master_start() {
 master_start
 
 BIG=$((1 << 20))
-SMALL=$((10 << 10))
+# Above ROUTE_LEAST_BYTES, so that fscp decides, and asks the master itself.
+SMALL=$((256 << 10))
 setup() { route_setup_big_small; }
 # Per side: the ssh runs, and the master's log lines of the session
 # request and of the environment it sent on (channel numbers dropped).  The
@@ -104,6 +107,20 @@ mux_case "download -r -p" --expect-rc 0 --times --no-stderr -- "${S[@]}" -v -r -
 mux_case "download of a missing file" --expect-rc 1 -- "${S[@]}" mux-test:src/nothing dst/
 mux_case "upload into a missing directory" --expect-rc 1 -- "${S[@]}" src/small.bin mux-test:nowhere/x/
 mux_case "upload of two files" --expect-rc 0 -- "${S[@]}" src/small.bin src/big.bin mux-test:dst/
+
+# A tiny upload: no route but ssh's pays, so fscp runs what scp runs and
+# ssh's mux client asks the master.
+tiny_setup() { side_setup && fscp_put_file src/tiny.bin 4096 0644; }
+name="tiny upload: scp's ssh, no ssh -G"
+route_compare --name "$name" --setup tiny_setup --post side_post --expect-rc 0 --no-stderr -- \
+	"${S[@]}" -v src/tiny.bin mux-test:dst/
+route_expect "$name" standard "4.0 KiB to move, under the .* from which any other route pays"
+check "$name" "no new login for scp ($ROUTE_LOGINS_scp) or fscp ($ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_scp" -eq 0 -a "$ROUTE_LOGINS_fscp" -eq 0
+check "$name" "fscp ran the ssh scp ran ($(tr '\n' '|' <"$FSCP_WORK/runs.fscp"))" \
+	cmp -s "$FSCP_WORK/runs.scp" "$FSCP_WORK/runs.fscp"
+check "$name" "the same request and environment" \
+	cmp -s "$FSCP_WORK/req.scp" "$FSCP_WORK/req.fscp"
 
 # A master that asks before each session (ControlMaster ask), its askpass
 # saying no: ssh connects on its own; fscp asks the master once too.

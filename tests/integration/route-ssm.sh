@@ -151,9 +151,11 @@ route_expect "$name" ssm-parallel "; 2 SSM sessions$"
 opens_below_tasks "$name"
 unset FSCP_CONNECTIONS
 
+# Under a second session's gain no route but ssh's pays: fscp does not
+# even ask ssh -G, and ssh runs the ProxyCommand as scp's does.
 name="SSM: a copy that fits one session stays standard"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/small.bin "$I_PAR:dst/"
-route_expect "$name" standard "AWS SSM ProxyCommand; .* fits one SSM session"
+route_expect "$name" standard "100.0 KiB to move, under the 166.7 KiB from which any other route pays"
 check "$name" "one SSM session each (scp $ROUTE_SSM_scp, fscp $ROUTE_SSM_fscp)" \
 	test "$ROUTE_SSM_scp" -eq 1 -a "$ROUTE_SSM_fscp" -eq 1
 

@@ -595,6 +595,86 @@ START_TEST(ssm_lookup_when)
 }
 END_TEST
 
+/* Below ROUTE_LEAST_BYTES every route decides standard, whatever the
+ * host, the machine, the CLI's cost and the round trip: a copy of known
+ * size there skips ssh -G (facts_gather) and says why; the bar is tight
+ * (a second SSM session pays from it with two cores). */
+START_TEST(small_skips_config)
+{
+	static const char **cfgs[] = { &cfg_plain, &cfg_cm_auto, &cfg_cm_client,
+		&cfg_ssm_doc, &cfg_ssm_bare, &cfg_ssm_env, &cfg_ssm_cm, &cfg_jump, &cfg_nc,
+		&cfg_corkscrew };
+	static const long long sizes[] = { 0, 1, 100 * KiB, ROUTE_LEAST_BYTES - 1 };
+	static const int cores[] = { 1, 2, 64 };
+	static const double cpu_s[] = { 0, 0.01, 3 }, rtt_ms[] = { 0, 0.5, 50, 300 };
+	struct route_input in = { 0 };
+	struct route_decision d;
+	struct sshcfg cfg, jcfg;
+	const char *why;
+
+	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+		ck_assert_int_eq(sshcfg_parse(*cfgs[c], &cfg), 0);
+		memset(&in, 0, sizeof(in));
+		in.cfg = &cfg;
+		in.ssm = ssmcmd_match(cfg.proxycommand, NULL);
+		if (!in.ssm && cfg.proxyjump != NULL) {
+			ck_assert_int_eq(sshcfg_parse(cfg_jump_bastion, &jcfg), 0);
+			in.ssm = in.ssm_via_jump = ssmcmd_match(jcfg.proxycommand, NULL);
+			sshcfg_free(&jcfg);
+		}
+		for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++)
+		for (int live = 0; live < 2; live++)
+		for (size_t k = 0; k < sizeof(cores) / sizeof(cores[0]); k++)
+		for (size_t u = 0; u < sizeof(cpu_s) / sizeof(cpu_s[0]); u++)
+		for (size_t r = 0; r < sizeof(rtt_ms) / sizeof(rtt_ms[0]); r++) {
+			in.bytes = sizes[b];
+			in.master_live = live;
+			in.cores = cores[k];
+			in.ssm_start_cpu_s = cpu_s[u];
+			in.rtt_ms = rtt_ms[r];
+			route_decide(&in, &d);
+			ck_assert_msg(d.kind == ROUTE_STANDARD && !d.grow, "config %zu, %lld B, live %d, "
+			    "%d cores, %.2f s CLI, %.1f ms: %s (%s)", c, in.bytes, live,
+			    in.cores, in.ssm_start_cpu_s, in.rtt_ms, route_name(d.kind), d.reason);
+			/* A direct address is not even looked for there. */
+			ck_assert_int_eq(route_ssm_lookup(in.bytes, false, true, in.cores, &why),
+			    ROUTE_LOOKUP_NONE);
+		}
+		sshcfg_free(&cfg);
+	}
+	for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++) {
+		ck_assert(!route_wants_config(sizes[b], ROUTE_FORCE_AUTO, 0));
+		ck_assert(route_wants_config(sizes[b], ROUTE_FORCE_BYPASS, 0));
+		ck_assert(route_wants_config(sizes[b], ROUTE_FORCE_AUTO, 1));
+	}
+	ck_assert(route_wants_config(-1, ROUTE_FORCE_AUTO, 0));
+	ck_assert(route_wants_config(ROUTE_LEAST_BYTES, ROUTE_FORCE_AUTO, 0));
+
+	/* What facts_gather hands over when it skipped ssh -G. */
+	memset(&in, 0, sizeof(in));
+	in.bytes = 100 * KiB;
+	in.small = true;
+	route_decide(&in, &d);
+	ck_assert_int_eq(d.kind, ROUTE_STANDARD);
+	ck_assert_str_eq(d.reason, "100.0 KiB to move, under the 166.7 KiB from which any "
+	    "other route pays: ssh reads its own configuration");
+	in.small = false;
+	route_decide(&in, &d);
+	ck_assert_msg(strstr(d.reason, "ssh -G failed") != NULL, "%s", d.reason);
+
+	/* Tight: at the bar a second SSM session pays. */
+	ck_assert_int_eq(sshcfg_parse(cfg_ssm_bare, &cfg), 0);
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.ssm = true;
+	in.cores = 2;
+	in.bytes = ROUTE_LEAST_BYTES;
+	route_decide(&in, &d);
+	ck_assert_msg(d.kind == ROUTE_SSM_PARALLEL && d.connections == 2, "%s", d.reason);
+	sshcfg_free(&cfg);
+}
+END_TEST
+
 /* check_route_plan.c: the plan's tables. */
 TCase *route_plan_tcase(void);
 TCase *route_wave_tcase(void);
@@ -620,6 +700,7 @@ route_suite(void)
 	tcase_add_test(tc, special_default_text);
 	tcase_add_test(tc, long_controlpath_truncates);
 	tcase_add_test(tc, ssm_lookup_when);
+	tcase_add_test(tc, small_skips_config);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, route_plan_tcase());
 	suite_add_tcase(s, route_wave_tcase());
