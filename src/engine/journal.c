@@ -50,8 +50,8 @@ struct journal {
 	char *dir;			/* the directory's path */
 	int dirfd;			/* open once it exists and was checked; -1 */
 	bool dir_bad;			/* unusable: no journal this run (said once) */
-	/* Named when first needed (journal_named): the key's SHA-256 loads
-	 * libcrypto, which a short copy never needs. */
+	/* Named when first needed (journal_named): a copy that finds no
+	 * journal in the directory needs no name. */
 	struct strv key_parts;
 	bool named;
 	char name[80], tmpname[128];
@@ -146,7 +146,7 @@ journal_dir_open(struct journal *j, bool create)
 }
 
 /* The journal's file names, from its key; false: no journal this run
- * (said once). */
+ * (its directory could not be had). */
 static bool
 journal_named(struct journal *j)
 {
@@ -156,11 +156,7 @@ journal_named(struct journal *j)
 		return true;
 	if (j->dir_bad)
 		return false;
-	if (!journal_key((const char *const *)j->key_parts.v, j->key_parts.n, key)) {
-		log_verbose("resume: libcrypto cannot be loaded: no journal");
-		j->dir_bad = true;
-		return false;
-	}
+	journal_key((const char *const *)j->key_parts.v, j->key_parts.n, key);
 	journal_set_name(j, key);
 	return true;
 }

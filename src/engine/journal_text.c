@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 #include "config.h"
 #include "engine/journal_text.h"
-#include "util/cryptolib.h"
+#include "util/sha256.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>
@@ -364,13 +364,12 @@ journal_doc_free(struct journal_doc *d)
 
 /* ---- key ----------------------------------------------------------------------- */
 
-bool
+void
 journal_key(const char *const *parts, size_t n, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char md[32];
 	struct journal_buf b = { 0 };
-	bool ok;
 
 	jbuf_put(&b, "fscp-journal-key 1", 18);
 	for (size_t i = 0; i < n; i++) {
@@ -380,14 +379,11 @@ journal_key(const char *const *parts, size_t n, char out[65])
 		jbuf_put(&b, len, (size_t)l);
 		jbuf_put(&b, parts[i], strlen(parts[i]));
 	}
-	ok = cryptolib_sha256(b.p, b.len, md);
+	sha256(b.p, b.len, md);
 	journal_buf_free(&b);
-	out[0] = '\0';
-	for (unsigned i = 0; ok && i < 32; i++) {
+	for (unsigned i = 0; i < 32; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
-	if (ok)
-		out[64] = '\0';
-	return ok;
+	out[64] = '\0';
 }

@@ -67,8 +67,7 @@ void journal_format_rec(struct journal_buf *b, const struct journal_rec *r);
 void journal_format_end(struct journal_buf *b);
 
 /* The name of a command's journal: SHA-256 over the parts (each length-
- * prefixed, so no two lists give the same bytes), 64 hex digits.  False
- * (out empty) when libcrypto cannot be loaded. */
-bool journal_key(const char *const *parts, size_t n, char out[65]);
+ * prefixed, so no two lists give the same bytes), 64 hex digits. */
+void journal_key(const char *const *parts, size_t n, char out[65]);
 
 #endif

@@ -16,7 +16,6 @@
  * not build. */
 static struct {
 	__typeof__(SHA1) *sha1;
-	__typeof__(SHA256) *sha256;
 	__typeof__(HMAC) *hmac;
 	__typeof__(EVP_sha1) *evp_sha1;
 	__typeof__(RAND_bytes) *rand_bytes;
@@ -27,7 +26,6 @@ static struct {
 
 static const struct dynlib_sym cl_syms[] = {
 	{ "SHA1", &cl.sha1 },
-	{ "SHA256", &cl.sha256 },
 	{ "HMAC", &cl.hmac },
 	{ "EVP_sha1", &cl.evp_sha1 },
 	{ "RAND_bytes", &cl.rand_bytes },
@@ -46,12 +44,6 @@ bool
 cryptolib_sha1(const void *p, size_t n, unsigned char md[20])
 {
 	return dynlib_load(&cl_lib) && cl.sha1(p, n, md) != NULL;
-}
-
-bool
-cryptolib_sha256(const void *p, size_t n, unsigned char md[32])
-{
-	return dynlib_load(&cl_lib) && cl.sha256(p, n, md) != NULL;
 }
 
 bool

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* cryptolib: the few OpenSSL functions fscp calls itself (digests for a
- * journal's name and ssh's %C, HMAC-SHA1 and base64 for hashed known_hosts
- * names, random salt), from libcrypto opened when first needed (dynlib).
+/* cryptolib: the few OpenSSL functions fscp calls itself (SHA-1 for ssh's
+ * %C, HMAC-SHA1 and base64 for hashed known_hosts names, random salt),
+ * from libcrypto opened when first needed (dynlib).
  * Each returns false (or -1) when libcrypto cannot be loaded; the caller
  * goes on without what it wanted, as ssh's standard route needs none. */
 #ifndef FSCP_CRYPTOLIB_H
@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 bool cryptolib_sha1(const void *p, size_t n, unsigned char md[20]);
-bool cryptolib_sha256(const void *p, size_t n, unsigned char md[32]);
 bool cryptolib_hmac_sha1(const void *key, size_t keylen, const void *p, size_t n,
     unsigned char md[20]);
 bool cryptolib_random(void *p, size_t n);

@@ -236,15 +236,15 @@ START_TEST(key_is_unambiguous)
 {
 	char k1[65], k2[65], k3[65];
 
-	ck_assert(journal_key((const char *[]){ "ab", "c" }, 2, k1));
-	ck_assert(journal_key((const char *[]){ "a", "bc" }, 2, k2));
-	ck_assert(journal_key((const char *[]){ "ab", "c" }, 2, k3));
+	journal_key((const char *[]){ "ab", "c" }, 2, k1);
+	journal_key((const char *[]){ "a", "bc" }, 2, k2);
+	journal_key((const char *[]){ "ab", "c" }, 2, k3);
 	ck_assert_str_ne(k1, k2);
 	ck_assert_str_eq(k1, k3);
 	/* The name a journal of an earlier fscp has, so that --resume finds
 	 * it: printf 'fscp-journal-key 1\n2:ab\n1:c' | sha256sum */
 	ck_assert_str_eq(k1, "e310e9f421bbf38193b7841c83df1c6fbb5dcd675844c19d615fd19f78ee24d9");
-	ck_assert(journal_key((const char *[]){ "ab", "c", "" }, 3, k2));
+	journal_key((const char *[]){ "ab", "c", "" }, 3, k2);
 	ck_assert_str_ne(k1, k2);
 }
 END_TEST
@@ -416,9 +416,7 @@ START_TEST(named_from_parts)
 	j = journal_open(&p);
 	journal_end(j, true);
 	ck_assert_int_ne(stat(jdir, &st), 0);
-	/* ... and needs no name, so libcrypto stays unloaded. */
-	if (fresh)
-		ck_assert_ptr_null(dlopen(FSCP_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_NOLOAD));
+	/* ... and needs no name. */
 	/* A journal of another command, and one of ours. */
 	write_partial(jdir, target);
 	ck_assert_int_eq(link(other, ours), 0);
@@ -426,8 +424,9 @@ START_TEST(named_from_parts)
 	journal_end(j, true);
 	ck_assert_int_ne(stat(ours, &st), 0);
 	ck_assert_int_eq(stat(other, &st), 0);
+	/* Naming it loads no libcrypto (util/sha256). */
 	if (fresh)
-		ck_assert_ptr_nonnull(dlopen(FSCP_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_NOLOAD));
+		ck_assert_ptr_null(dlopen(FSCP_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_NOLOAD));
 	scratch_remove();
 }
 END_TEST
