@@ -561,7 +561,8 @@ route_decide(const struct route_input *in, struct route_decision *out)
 		standard(out, why);
 		return;
 	}
-	if (cfg == NULL && in->small) {
+	/* No ssh -G was asked for a copy this small (facts_gather). */
+	if (cfg == NULL && !route_wants_config(in->bytes, in->force, in->connections_wanted)) {
 		char why[200], least[32];
 
 		route_format_bytes(ROUTE_LEAST_BYTES, least, sizeof(least));

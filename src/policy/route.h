@@ -97,8 +97,6 @@ struct route_input {
 	bool one_stream;	/* the legacy protocol on an exec channel: no
 				   deciding again later */
 	const char *special_why;	/* e.g. "-O (legacy scp protocol)" */
-	bool small;		/* cfg is NULL because route_wants_config said
-				   no, not because ssh -G failed */
 };
 
 struct route_decision {

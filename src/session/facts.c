@@ -392,12 +392,10 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 		in.legacy_or_special = true;
 		in.special_why = "-S with a program other than ssh";
 	} else if (in.force != ROUTE_FORCE_STANDARD &&
-	    !route_wants_config(bytes, in.force, in.connections_wanted)) {
-		/* A small copy: ssh -G would cost about what ssh's own start
-		 * does, to decide what is decided already. */
-		in.small = true;
-	} else if (in.force != ROUTE_FORCE_STANDARD) {
-		/* Its owner keeps it (facts_free leaves it): connections may
+	    route_wants_config(bytes, in.force, in.connections_wanted)) {
+		/* A small copy asks none: ssh -G would cost about what ssh's
+		 * own start does, to decide what route_decide says anyway.
+		 * Its owner keeps it (facts_free leaves it): connections may
 		 * still be coming up (and reading it) after the session is
 		 * open. */
 		cfg = xcalloc(1, sizeof(*cfg));

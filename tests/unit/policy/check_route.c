@@ -650,15 +650,19 @@ START_TEST(small_skips_config)
 	ck_assert(route_wants_config(-1, ROUTE_FORCE_AUTO, 0));
 	ck_assert(route_wants_config(ROUTE_LEAST_BYTES, ROUTE_FORCE_AUTO, 0));
 
-	/* What facts_gather hands over when it skipped ssh -G. */
+	/* What facts_gather hands over when it skipped ssh -G; a copy it
+	 * asked for whose ssh -G failed says that instead. */
 	memset(&in, 0, sizeof(in));
 	in.bytes = 100 * KiB;
-	in.small = true;
 	route_decide(&in, &d);
 	ck_assert_int_eq(d.kind, ROUTE_STANDARD);
 	ck_assert_str_eq(d.reason, "100.0 KiB to move, under the 166.7 KiB from which any "
 	    "other route pays: ssh reads its own configuration");
-	in.small = false;
+	in.bytes = ROUTE_LEAST_BYTES;
+	route_decide(&in, &d);
+	ck_assert_msg(strstr(d.reason, "ssh -G failed") != NULL, "%s", d.reason);
+	in.bytes = 100 * KiB;
+	in.connections_wanted = 2;
 	route_decide(&in, &d);
 	ck_assert_msg(strstr(d.reason, "ssh -G failed") != NULL, "%s", d.reason);
 
