@@ -48,8 +48,21 @@ LIMIT=80000
 
 # The sshd processes serving one connection each (its listener's children).
 sessions() { pgrep -P "$SSHD_PID"; }
-# One of this copy's, not an earlier case's still closing (tests/lib/sshd.sh).
-kill_one_session() { fscp_sshd_kill_new_session "$1"; }
+# One of this copy's connections (not an earlier case's still closing),
+# killed SECONDS after -v says all are up: under load a kill at a fixed
+# time can land in a login, and then no connection has work to hand over.
+# Call it with $W/err emptied, before run() starts the copy.
+kill_one_session() {
+	local old p
+	old=" $(sessions | tr '\n' ' ') "
+	wait_lines "$W/err" "connections ready in" 1
+	sleep "$1"
+	for p in $(sessions); do
+		case $old in *" $p "*) continue ;; esac
+		kill "$p" 2>/dev/null && return 0
+	done
+	return 1
+}
 kill_sessions() { wait_bytes "$1" $((2 << 20)); for p in $(sessions); do kill "$p" 2>/dev/null; done; }
 # Run PROG ARGS... in its own session with a time bound, stderr to $W/err,
 # its exit status in $rc; afterwards nothing it started may be left.
@@ -88,7 +101,8 @@ export FSCP_ROUTE=bypass FSCP_CONNECTIONS=4
 # --- one of four connections dies ---------------------------------------
 name="one of 4 connections killed mid-upload"
 rm -f "$H/dst.bin"
-kill_one_session 1 &
+: >"$W/err"
+kill_one_session 0.5 &
 bg=$!
 run "$FSCP" -v -l $LIMIT src.bin fscp-test:dst.bin
 wait "$bg"
@@ -99,7 +113,8 @@ check "$name" "-v says who failed and who took over" took_over
 name="one of 4 connections killed mid-download"
 cp src.bin "$H/src.bin"
 rm -f dst.bin
-kill_one_session 1 &
+: >"$W/err"
+kill_one_session 0.5 &
 bg=$!
 run "$FSCP" -v -l $LIMIT fscp-test:src.bin dst.bin
 wait "$bg"
@@ -109,7 +124,8 @@ check "$name" "-v says who failed and who took over" took_over
 
 name="one of 4 connections killed mid -r upload"
 rm -rf "$H/tree"
-kill_one_session 1 &
+: >"$W/err"
+kill_one_session 0.5 &
 bg=$!
 run "$FSCP" -v -r -l $LIMIT tree fscp-test:
 wait "$bg"
@@ -118,7 +134,8 @@ check "$name" "tree identical" diff -r tree "$H/tree"
 
 name="one of 4 connections killed mid -r download"
 rm -rf dtree
-kill_one_session 1 &
+: >"$W/err"
+kill_one_session 0.5 &
 bg=$!
 run "$FSCP" -v -r -l $LIMIT fscp-test:tree dtree
 wait "$bg"
