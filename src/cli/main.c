@@ -87,7 +87,7 @@ static void run_no_sftp(struct run *r, const char *what);
 
 static void
 run_open(struct run *r, const char *host, const char *user, int port, long long bytes,
-    const char *sample)
+    bool upload, const char *sample)
 {
 	struct xfer_params xp = { 0 };
 	const struct route_tuning *t;
@@ -96,9 +96,9 @@ run_open(struct run *r, const char *host, const char *user, int port, long long 
 	int n;
 
 	if (r->single)
-		r->s = session_open_one(r->o, host, user, port, &err);
+		r->s = session_open_one(r->o, host, user, port, upload, &err);
 	else
-		r->s = session_open(r->o, host, user, port, bytes, sample, &err);
+		r->s = session_open(r->o, host, user, port, bytes, upload, sample, &err);
 	if (r->s == NULL && err.fatal)
 		run_no_sftp(r, err.msg);
 	if (r->s == NULL)
@@ -247,14 +247,14 @@ run_planned(struct run *r, enum plan_status st)
  * as scp connects again). */
 static struct plan *
 run_for(struct run *r, const char *host, const char *user, int port, long long bytes,
-    const char *sample)
+    bool upload, const char *sample)
 {
 	if (r->x != NULL && session_is_for(r->s, host, user, port))
 		return r->pl;
 	run_close(r);
 	if (r->end != 0)
 		return NULL;
-	run_open(r, host, user, port, bytes, sample);
+	run_open(r, host, user, port, bytes, upload, sample);
 	return r->pl;
 }
 
@@ -393,7 +393,7 @@ source_for(struct run *r, const struct fscp_operand *s)
 	struct session_err err;
 
 	source_close(r);
-	r->from = session_open_one(r->o, s->host, s->user, port, &err);
+	r->from = session_open_one(r->o, s->host, s->user, port, false, &err);
 	if (r->from == NULL && err.fatal)
 		run_no_sftp(r, err.msg);
 	return r->from;
@@ -418,7 +418,7 @@ remote_to_remote(struct run *r, const struct fscp_operand *t, const struct fscp_
 	long long bytes;
 	bool grew;
 
-	if (run_for(r, t->host, t->user, effective_port(r->o, t), -1, NULL) == NULL) {
+	if (run_for(r, t->host, t->user, effective_port(r->o, t), -1, true, NULL) == NULL) {
 		run_no_sftp(r, "Unable to open destination connection");
 		return;
 	}
@@ -513,7 +513,8 @@ toremote(struct run *r)
 			operand_free(&s);
 			continue;
 		}
-		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, sample);
+		struct plan *pl = run_for(r, t.host, t.user, effective_port(o, &t), bytes, true,
+		    sample);
 
 		if (pl == NULL) {
 			run_no_sftp(r, "Unable to open sftp connection");
@@ -598,7 +599,8 @@ tolocal(struct run *r)
 			run_legacy_end(r, scp_legacy_download(&r->legacy, s.host, s.user,
 			    effective_port(o, &s), s.path, dst));
 		} else {
-			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1, NULL);
+			struct plan *pl = run_for(r, s.host, s.user, effective_port(o, &s), -1,
+			    false, NULL);
 
 			if (pl != NULL)
 				run_planned(r, plan_download(pl, s.path, dst));

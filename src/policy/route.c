@@ -187,11 +187,12 @@ route_inflight_bytes(double rtt_ms, bool upload)
  * ROUTE_FRESH_CONNS connections keeps the copy near 320 MB/s; fewer
  * connections (one through a bastion) get more channels each, up to the
  * cap.  Near servers are CPU-bound and get one (a second channel there
- * only adds a server process).  Unknown: one.  A download's channels are
- * sized the same way: each has a window of its own, and a far connection
- * with a single channel is held to that one window.  conns: the
- * connections that run, not all a climb may come to (sized for those,
- * each far connection got one channel). */
+ * only adds a server process).  Unknown: one.  A download needs none of
+ * this: its window is this end's to grant, so one channel per connection
+ * carries what several would, without their threads, buffers and server
+ * processes (route_plan).  conns: the connections that run, not all a
+ * climb may come to (sized for those, each far connection got one
+ * channel). */
 int
 route_channels(double rtt_ms, int conns, int max)
 {
@@ -207,6 +208,21 @@ route_channels(double rtt_ms, int conns, int max)
 	return n < 1 ? 1 : n > max ? max : (int)n;
 }
 
+/* A download's window is this end's to grant: one channel per direct
+ * connection, with a window that covers what it keeps in flight, carries
+ * what several would, without a thread, a read buffer and a server
+ * process for each (256 MiB at 50 ms: a third less CPU and a twentieth
+ * sooner than eight channels of one window each).  An upload's WRITEs are
+ * held to the server's window on each channel, and through a proxy the
+ * channels keep their share against ssh's connection (a download through
+ * a jump host 50 ms away took 4.8-7.5 s on one channel, 3.6-3.9 s on
+ * eight): both keep route_channels. */
+bool
+route_one_channel(bool upload, bool via_proxy)
+{
+	return !upload && !via_proxy;
+}
+
 /* A server this near (the same host or a LAN) is not held back by windows
  * or round trips; the copy is bound by CPU, and more connections than half
  * the local cores only compete for it.  The round trip is one measured end
@@ -220,20 +236,21 @@ route_near_connections(double rtt_ms, int cores)
 }
 
 /* Everything the engine is told about a route, from the round trip
- * (< 0: unknown).  The standard route is one ssh, as scp's, and keeps at
- * least what scp keeps in flight, near or far: its data waits in ssh's
- * buffers (and a master's), which the idle round trip does not show, so
- * less runs the pipe dry between replies (far, 1 MiB was 0.78x of scp at
- * 50 ms; near a master, 256 KiB was a tenth slower than 2 MiB).  SSM
- * sessions are capped by their
- * data channel (~833 KiB/s): more in flight only queues in the proxy and
- * starves the other sessions, and small pieces keep every session busy to
- * the end.  Bypass connections: route_channels channels, which share the
- * connection's read budget (each has its own window; the rate to aim at
- * is the connection's) while writes stay per channel (each channel's
- * window caps them). */
+ * (< 0: unknown) and the direction.  The standard route is one ssh, as
+ * scp's, and keeps at least what scp keeps in flight, near or far: its
+ * data waits in ssh's buffers (and a master's), which the idle round trip
+ * does not show, so less runs the pipe dry between replies (far, 1 MiB was
+ * 0.78x of scp at 50 ms; near a master, 256 KiB was a tenth slower than
+ * 2 MiB).  SSM sessions are capped by their data channel (~833 KiB/s):
+ * more in flight only queues in the proxy and starves the other sessions,
+ * and small pieces keep every session busy to the end.  Bypass
+ * connections: one_channel (route_one_channel) gives its one channel a
+ * share of the connection's read budget (ROUTE_ONE_CHANNEL_SHARE), which
+ * its window covers; else route_channels channels share the budget, and
+ * each keeps its own writes in flight, held to the server's window on that
+ * channel. */
 void
-route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
+route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, struct route_tuning *t)
 {
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
@@ -252,8 +269,9 @@ route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t)
 			t->write_inflight = ROUTE_SCP_INFLIGHT;
 		return;
 	default:
-		t->channels = route_channels(rtt_ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);
-		t->read_inflight /= (uint64_t)t->channels;
+		if (!one_channel)
+			t->channels = route_channels(rtt_ms, ROUTE_FRESH_CONNS, ROUTE_MAX_CHANNELS);
+		t->read_inflight /= (uint64_t)(one_channel ? ROUTE_ONE_CHANNEL_SHARE : t->channels);
 		if (t->read_inflight < ROUTE_INFLIGHT_MIN)
 			t->read_inflight = ROUTE_INFLIGHT_MIN;
 		/* Through a proxy (ssh -W, a relay) the data waits in more

@@ -169,6 +169,12 @@ struct route_tuning {
 	uint64_t chunk;			/* smallest piece a file is cut into across channels */
 	uint64_t chunk_max;		/* largest piece; 0: pieces grow with the file */
 };
+/* A download's one channel keeps this share of its connection's read
+ * budget in flight: the copy runs on several connections, and the climb
+ * adds more while the goodput rises, so the whole budget on each only
+ * waits in the server's channel buffer, which sshd grows by copying (at 50
+ * ms, the whole budget was 7% slower than half for 64 MiB, 4% for 256). */
+#define ROUTE_ONE_CHANNEL_SHARE	2
 /* scp's own pipeline: 64 requests of 32 KiB (sftp-client.c defaults). */
 #define ROUTE_SCP_INFLIGHT	(64ull * 32768)
 #define ROUTE_CHUNK_FAST	(4ull << 20)
@@ -178,7 +184,8 @@ struct route_tuning {
  * 5.98-6.08 s and 6.05-6.09 s. */
 #define ROUTE_CHUNK_SSM		(64ull << 10)
 #define ROUTE_SSM_INFLIGHT	(256ull << 10)
-void route_tuning(enum route_kind kind, double rtt_ms, struct route_tuning *t);
+/* one_channel: the connections have one channel each (route_one_channel). */
+void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, struct route_tuning *t);
 
 /* Connections a server rtt_ms away is worth on a machine with cores
  * cores: 0 when it is not near (or not known to be), else half the cores. */
@@ -186,5 +193,8 @@ int route_near_connections(double rtt_ms, int cores);
 /* SFTP channels worth opening on each of conns connections whose round
  * trip is rtt_ms (< 0: unknown), at most max; see route.c. */
 int route_channels(double rtt_ms, int conns, int max);
+/* Whether a bypass connection carries the copy on one channel with a wide
+ * window (a download, not through a proxy) rather than route_channels. */
+bool route_one_channel(bool upload, bool via_proxy);
 
 #endif

@@ -70,6 +70,17 @@ plan_wanted(const struct route_facts *f)
 	return f->want > 0 ? f->want : f->connections;
 }
 
+/* The channels each connection of b opens, and the window it grants
+ * (route_one_channel says which shape; b->via_proxy is set). */
+static void
+plan_channels(const struct route_facts *f, struct route_pool_plan *b)
+{
+	bool one = route_one_channel(f->upload, b->via_proxy);
+
+	b->per = one ? 1 : ROUTE_MAX_CHANNELS;
+	b->window = one ? (size_t)ROUTE_INFLIGHT_MAX : 0;
+}
+
 /* Worth a speculative connection beside ssh's listing: a host the bypass
  * may grow onto after the listing (a plain one, or one behind a proxy
  * that is not SSM; a live master lists without a handshake anyway). */
@@ -92,8 +103,8 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * series.  It starts now, beside ssh's: the growth takes it
 		 * when the copy pays for it and ends it (cut short) when not. */
 		s->n = 1;
-		s->per = ROUTE_MAX_CHANNELS;
 		s->via_proxy = f->has_proxy;
+		plan_channels(f, s);
 		s->spec = s->staged = true;
 		/* Through a proxy it never lists, and a near one keeps its
 		 * copy on ssh (route_decide): its handshake would only take
@@ -120,7 +131,7 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * at a near server's banner: beside a near master the copy
 		 * stays on it (route_decide). */
 		s->n = ROUTE_FRESH_CONNS - 1;
-		s->per = ROUTE_MAX_CHANNELS;
+		plan_channels(f, s);
 		s->probe = s->spec = s->staged = s->far_only = true;
 		s->delay_s = ROUTE_PLAN_SPEC_DELAY_S;
 		p->spec_why = "fresh connections start if the master's SFTP is slow to open";
@@ -153,7 +164,12 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		b->probe = d->kind != ROUTE_SSM_PARALLEL && !b->via_proxy &&
 		    plan_wanted(f) == 0 && d->connections > 1;
 		b->n = d->connections;
-		b->per = d->kind == ROUTE_SSM_PARALLEL ? 1 : ROUTE_MAX_CHANNELS;
+		plan_channels(f, b);
+		if (d->kind == ROUTE_SSM_PARALLEL) {
+			/* Its data channel, not a window, caps a session. */
+			b->per = 1;
+			b->window = 0;
+		}
 		b->wave = d->wave;
 		b->limit = d->before_size;
 		/* A direct route the user did not size may climb; so may one
@@ -216,8 +232,8 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		g->grow = true;
 		g->kind = ROUTE_STANDARD;
 		g->window_Bps = d.window_Bps;
-		b->per = ROUTE_MAX_CHANNELS;
 		b->via_proxy = d.kind == ROUTE_PROXIED || f->has_proxy;
+		plan_channels(f, b);
 		b->staged = true;
 		b->room = ROUTE_CLIMB_MAX_CONNS - 1;
 		snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
@@ -258,10 +274,10 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		    route_name(d.kind), d.reason);
 	}
 	b->n = want;
-	b->per = ROUTE_MAX_CHANNELS;
 	/* Through the host's proxy whenever it has one (beside a master
 	 * too: a direct connect would go where the config does not send it). */
 	b->via_proxy = d.kind == ROUTE_PROXIED || f->has_proxy;
+	plan_channels(f, b);
 	/* Far, the listing connection starts on the data meanwhile (at 50
 	 * ms a libssh connection takes half a second). */
 	b->staged = !near_only;

@@ -17,6 +17,7 @@
 #define FSCP_ROUTE_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "policy/route.h"
 
@@ -31,6 +32,7 @@ struct route_facts {
 	bool has_proxy;		/* the config sends connections through a
 				   ProxyCommand or ProxyJump */
 	bool compress;		/* -C or Compression yes */
+	bool upload;		/* the data goes to the host (WRITEs) */
 	int want;		/* the caller's cap on connections (0: none;
 				   1: a copy over one connection) */
 	int connections;	/* FSCP_CONNECTIONS (0: fscp chooses) */
@@ -53,6 +55,9 @@ struct route_measure {
 struct route_pool_plan {
 	int n;			/* connections (SSM sessions); 0: none */
 	int per;		/* SFTP channels each, at most */
+	size_t window;		/* what each connection lets the server send
+				   ahead of its reads (0: the transport's
+				   default) */
 	bool via_proxy;		/* through the host's proxy command */
 	bool probe;		/* the first one tells how many more start */
 	bool staged;		/* the copy starts on the first one up, the

@@ -320,6 +320,7 @@ pool_connect_one(void *arg)
 	p.cb_arg = j;
 	/* A speculative connection leaves adding a new host key to ssh's. */
 	p.never_add = j->pool->never_add;
+	p.read_buf = j->pool->window;
 	if (lead)
 		p.on_first_byte = pool_first_byte;
 	if (lead && j->pool->delay_s > 0) {
@@ -383,6 +384,10 @@ pool_connect_one(void *arg)
 	}
 	if (got > 1)
 		log_debug(1, "%d SFTP channels on one connection", got);
+	else if (j->pool->window > 0)
+		log_debug(1, "one SFTP channel on the connection, with a window of %zu KiB",
+		    (j->pool->window < SSHCONN_READ_BUF_MAX ? j->pool->window :
+		    SSHCONN_READ_BUF_MAX) >> 10);
 	pool_channels_start(j, st, got);
 	j->sftp = pool_sftp_open(j, st[0]);
 	if (j->sftp == NULL)
@@ -662,6 +667,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->held = room;
 	b->climbing = room > 0;
 	b->per = per;
+	b->window = h->window;
 	b->t0 = clock_now();
 	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
 	b->direct = h->direct ? xstrdup(h->direct) : NULL;

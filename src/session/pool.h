@@ -42,6 +42,8 @@ struct pool_how {
 	bool compress;
 	int n;			/* connections */
 	int per;		/* SFTP channels each, at most */
+	size_t window;		/* each connection's receive window (0: the
+				   transport's default) */
 	bool probe;		/* the first says how many more start */
 	bool spec;		/* speculative: nobody waits for it yet */
 	bool far_only;		/* ... wanted only for a far server: it stops

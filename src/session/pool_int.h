@@ -58,6 +58,7 @@ struct pool {
 				   gives pthread_t no "none" value */
 	int n;			/* jobs: connections * per */
 	int per;
+	size_t window;		/* each connection's receive window (0: default) */
 	int ok;			/* connections up so far */
 	int chans;		/* channels up so far */
 	bool probe;		/* the first connection says how many more start */

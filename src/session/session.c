@@ -88,7 +88,8 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
     const char *direct, bool compress)
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
-		.n = p->n, .per = p->per, .probe = p->probe, .spec = p->spec,
+		.n = p->n, .per = p->per, .window = p->window, .probe = p->probe,
+		.spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
 		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s };
@@ -507,7 +508,8 @@ session_set_inflight(struct session *s)
 	double ms = session_rtt(s);
 	struct route_tuning t;
 
-	route_tuning(s->route, ms, &t);
+	route_tuning(s->route, ms, route_one_channel(s->facts.upload, s->bypass_proxy != NULL),
+	    &t);
 	s->tune = t;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(t.read_inflight >> 10),
@@ -741,7 +743,7 @@ session_open_spec(struct session *s, const struct fscp_opts *o, const struct rou
 
 static struct session *
 session_open_n(const struct fscp_opts *o, const char *host, const char *user, int port,
-    long long bytes, const char *sample, int want, struct session_err *err)
+    long long bytes, bool upload, const char *sample, int want, struct session_err *err)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct route_measure m = { .bytes = bytes, .rtt_ms = -1, .idle_cores = -1 };
@@ -756,6 +758,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	facts_gather(&f, o, host, user, port, bytes, want, false);
 	s->cfg = f.cfg;
 	facts_route(&f, o, want, &s->facts);
+	s->facts.upload = upload;
 	cpuidle_sample(&s->cpu0);
 	/* Planned again when a direct address turned up beside the start. */
 	do
@@ -782,16 +785,16 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 
 struct session *
 session_open(const struct fscp_opts *o, const char *host, const char *user, int port,
-    long long bytes, const char *sample, struct session_err *err)
+    long long bytes, bool upload, const char *sample, struct session_err *err)
 {
-	return session_open_n(o, host, user, port, bytes, sample, 0, err);
+	return session_open_n(o, host, user, port, bytes, upload, sample, 0, err);
 }
 
 struct session *
 session_open_one(const struct fscp_opts *o, const char *host, const char *user, int port,
-    struct session_err *err)
+    bool upload, struct session_err *err)
 {
-	return session_open_n(o, host, user, port, -1, NULL, 1, err);
+	return session_open_n(o, host, user, port, -1, upload, NULL, 1, err);
 }
 
 /* What the session has measured since it opened, for the plan. */

@@ -29,13 +29,13 @@ struct session_err {
 				   the caller says msg and ends with status 255 */
 	char msg[256];		/* what to say (said already when !fatal) */
 };
-/* Open sessions to [user@]host[:port] for about bytes (-1 unknown);
- * sample is a local file whose data shows whether compression pays (or
- * NULL).  NULL and *err set when no SFTP session could be opened: fatal
+/* Open sessions to [user@]host[:port] for about bytes (-1 unknown), to
+ * write there (upload) or to read from there; sample is a local file whose
+ * data shows whether compression pays (or NULL).  NULL and *err set when no SFTP session could be opened: fatal
  * when even the standard route cannot start, else its server answered
  * SFTP's INIT with another packet (said). */
 struct session *session_open(const struct fscp_opts *o, const char *host, const char *user,
-    int port, long long bytes, const char *sample, struct session_err *err);
+    int port, long long bytes, bool upload, const char *sample, struct session_err *err);
 /* The legacy protocol's one stream to host, running cmd, over a libssh
  * exec channel when the route for about bytes (-1 unknown) is one a single
  * fresh connection beats ssh on (fresh beside a live master, ssm-direct).
@@ -47,7 +47,7 @@ int session_exec_open(const struct fscp_opts *o, const char *host, const char *u
  * remote): size unknown, one connection (or SSM session) whatever
  * FSCP_CONNECTIONS says; session_grow may still add fresh ones. */
 struct session *session_open_one(const struct fscp_opts *o, const char *host,
-    const char *user, int port, struct session_err *err);
+    const char *user, int port, bool upload, struct session_err *err);
 /* The listing is done and bytes are queued: when the route said so, add
  * fresh connections now that it is known they pay.  Returns true when it
  * added some.  The connection array may move either way: read

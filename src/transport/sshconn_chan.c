@@ -492,10 +492,9 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 	for (int i = 0; i < n; i++)
 		up += state[i] == CH_UP;
 	/* The connection's receive window is shared out, not multiplied by
-	 * the channels: twice one channel's window per connection is what a
-	 * far download needs (at 50 ms: 1.9 s for 256 MiB, against 2.4 s with
-	 * one window and 1.9 s with four), and every channel's buffer is
-	 * memory (72 MB peak with four windows, 42 MB with one). */
+	 * the channels: every channel's buffer is memory, and several
+	 * channels on one connection carry an upload, whose replies are
+	 * small (a download gets one channel, and its window: route_plan). */
 	if (up > 2)
 		c->read_buf = c->read_buf * 2 / (size_t)up < (1u << 20) ? (1u << 20) :
 		    c->read_buf * 2 / (size_t)up;

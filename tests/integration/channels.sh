@@ -3,8 +3,9 @@
 # Copyright (c) 2026 The fscp authors.  See LICENSE.
 # Several SFTP channels on one connection, to a server 40 ms away (a delay
 # relay in front of a private sshd on 127.0.0.1):
-#   - uploads, downloads and -r trees arrive identical to what scp copies,
-#     and -vv shows the channels were opened;
+#   - uploads, downloads and -r trees arrive identical to what scp copies;
+#     -vv shows an upload's channels were opened, and a download's
+#     connections each with one channel and a window of its own;
 #   - one sshd session (a connection and all its channels) killed mid-copy:
 #     the other connection finishes, exit 0, destination identical;
 #   - not forced, a far download takes the connection opened while ssh
@@ -89,6 +90,7 @@ run() {
 	done
 }
 channels_used() { grep -q "SFTP channels on one connection" "$W/err"; }
+one_wide_channel() { grep -q "one SFTP channel on the connection, with a window of" "$W/err"; }
 no_channels() { ! channels_used; }
 same_tree() { diff -r "$1" "$2" >/dev/null; }
 
@@ -112,7 +114,8 @@ rm -f down.bin
 run "$FSCP" -vv far:up.bin down.bin
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin down.bin
-check "$name" "-vv shows the channels" channels_used
+check "$name" "-vv shows one channel with its window per connection" one_wide_channel
+check "$name" "-vv shows no connection with several channels" no_channels
 
 name="-r up and down over channels, as scp"
 rm -rf "$H/t-fscp" "$H/t-scp" t-fscp t-scp

@@ -49,6 +49,23 @@ plan_facts(const struct fact_row *r, struct sshcfg *cfg, long long bytes, bool o
 	f->want = r->want;
 	f->connections = r->connections;
 	f->compress = r->compress;
+	/* A size known before anything opens is an upload's; a download's
+	 * comes with its listing. */
+	f->upload = bytes >= 0;
+}
+
+/* The shape route_one_channel gives a pool: one channel with a window
+ * that covers a connection's reads, or channels of the transport's. */
+static void
+plan_check_shape(const char *name, const struct route_facts *f,
+    const struct route_pool_plan *b)
+{
+	bool one = route_one_channel(f->upload, b->via_proxy);
+
+	ck_assert_msg(b->per == (one ? 1 : ROUTE_MAX_CHANNELS), "%s: %d channels", name,
+	    b->per);
+	ck_assert_msg(b->window == (one ? (size_t)ROUTE_INFLIGHT_MAX : 0), "%s: window %zu",
+	    name, b->window);
 }
 
 /* The opening: the bypass pool, the speculative one, growing later. */
@@ -141,6 +158,8 @@ START_TEST(plan_open_table)
 	    p.pool.staged == r->staged, "%s: proxy %d probe %d staged %d", r->name,
 	    p.pool.via_proxy, p.pool.probe, p.pool.staged);
 	ck_assert_msg(p.pool.limit == r->limit, "%s: limit %d", r->name, p.pool.limit);
+	if (r->n > 0 && r->kind != ROUTE_SSM_PARALLEL)
+		plan_check_shape(r->name, &f, &p.pool);
 	ck_assert_int_eq(p.pool.wave, d.wave);
 	ck_assert_msg(p.compress_sample == r->compress_sample, "%s", r->name);
 	ck_assert_int_eq(p.beside, r->n > 0 ? 1 : 0);
@@ -149,7 +168,7 @@ START_TEST(plan_open_table)
 	ck_assert_msg(p.spec.n == r->spec_n, "%s: spec %d", r->name, p.spec.n);
 	if (r->spec_n > 0) {
 		ck_assert(p.spec.spec);
-		ck_assert_int_eq(p.spec.per, ROUTE_MAX_CHANNELS);
+		plan_check_shape(r->name, &f, &p.spec);
 		ck_assert_int_eq(p.spec.via_proxy, r->spec_proxy);
 		ck_assert_int_eq(p.spec.probe, r->spec_probe);
 		ck_assert_int_eq(p.spec.delay_s > 0, r->spec_delayed);
@@ -336,7 +355,7 @@ START_TEST(plan_grow_table)
 			continue;
 		ck_assert_msg(g.kind == r->kind && g.pool.n == r->n, "%s: %s %d", r->name,
 		    route_name(g.kind), g.pool.n);
-		ck_assert_int_eq(g.pool.per, ROUTE_MAX_CHANNELS);
+		plan_check_shape(r->name, &f, &g.pool);
 		ck_assert_msg(g.pool.via_proxy == r->via_proxy && g.pool.staged == r->staged &&
 		    g.rest_listing == r->rest_listing, "%s: proxy %d staged %d rest %d",
 		    r->name, g.pool.via_proxy, g.pool.staged, g.rest_listing);
@@ -416,6 +435,70 @@ START_TEST(plan_exec)
 		if (t[i].f.cfg != NULL)
 			sshcfg_free(&cfg);
 	}
+}
+END_TEST
+
+/* A download's connections: one channel and a window of their own where
+ * they connect directly; through a proxy, and uploading, channels. */
+START_TEST(plan_download_one_channel)
+{
+	static const struct fact_row plain = { CFG_PLAIN, .cores = 2 };
+	static const struct fact_row jump = { CFG_JUMP, .cores = 2 };
+	static const struct fact_row ssm = { CFG_SSM_DOC, .direct_ok = YES, .cores = 2 };
+	struct route_measure m = { .bytes = 256 * MiB, .rtt_ms = 50, .idle_cores = -1 };
+	struct route_input in;
+	struct route_facts f;
+	struct route_decision d;
+	struct route_growth g;
+	struct route_plan p;
+	struct route_tuning t;
+	struct sshcfg cfg;
+
+	ck_assert(route_one_channel(false, false));
+	ck_assert(!route_one_channel(true, false));
+	ck_assert(!route_one_channel(false, true));
+	ck_assert(!route_one_channel(true, true));
+
+	/* Far and plain, after the listing: one channel each. */
+	plan_facts(&plain, &cfg, -1, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_FRESH && g.pool.per == 1 &&
+	    g.pool.window == (size_t)ROUTE_INFLIGHT_MAX, "%s: %d", g.reason, g.pool.per);
+	/* The same host, uploading: channels, each held to the server's
+	 * window. */
+	f.upload = true;
+	route_plan_grow(&f, &m, &g);
+	ck_assert(g.grow && g.pool.per == ROUTE_MAX_CHANNELS && g.pool.window == 0);
+	sshcfg_free(&cfg);
+
+	/* Through a jump host: channels, whichever way. */
+	plan_facts(&jump, &cfg, -1, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_PROXIED && g.pool.via_proxy &&
+	    g.pool.per == ROUTE_MAX_CHANNELS && g.pool.window == 0, "%s", g.reason);
+	sshcfg_free(&cfg);
+
+	/* SSM with a direct address: around the proxy, so one channel. */
+	plan_facts(&ssm, &cfg, -1, false, &in, &f);
+	route_decide(&in, &d);
+	route_plan_open(&f, &d, &m, &p);
+	ck_assert_msg(p.kind == ROUTE_SSM_DIRECT && !p.pool.via_proxy && p.pool.per == 1 &&
+	    p.pool.window == (size_t)ROUTE_INFLIGHT_MAX, "%s", d.reason);
+	sshcfg_free(&cfg);
+
+	/* The engine's side: the one channel has its share of the
+	 * connection's reads, which its window covers; near, the floor. */
+	route_tuning(ROUTE_FRESH, 50, true, &t);
+	ck_assert_int_eq(t.channels, 1);
+	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) /
+	    ROUTE_ONE_CHANNEL_SHARE);
+	ck_assert_uint_le(t.read_inflight, (uint64_t)ROUTE_INFLIGHT_MAX);
+	route_tuning(ROUTE_SSM_DIRECT, 0.1, true, &t);
+	ck_assert_int_eq(t.channels, 1);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_INFLIGHT_MIN);
+	route_tuning(ROUTE_FRESH, 50, false, &t);
+	ck_assert_int_eq(t.channels, 4);
+	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
 }
 END_TEST
 
@@ -718,6 +801,7 @@ route_plan_tcase(void)
 	tcase_add_test(tc, plan_exec);
 	tcase_add_test(tc, plan_on_master);
 	tcase_add_test(tc, plan_reconnect);
+	tcase_add_test(tc, plan_download_one_channel);
 	tcase_add_test(tc, plan_probe);
 	tcase_add_loop_test(tc, plan_climb_table, 0,
 	    (int)(sizeof(climb_rows) / sizeof(climb_rows[0])));
