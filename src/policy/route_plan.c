@@ -455,6 +455,9 @@ route_plan_reconnect(struct route_pool_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->n = 1;
 	p->per = 1;
+	/* A download's one channel keeps its window (plan_channels); an
+	 * upload's replies are small, so it costs one nothing. */
+	p->window = (size_t)ROUTE_INFLIGHT_MAX;
 }
 
 bool

@@ -510,6 +510,8 @@ START_TEST(plan_reconnect)
 	route_plan_reconnect(&p);
 	ck_assert_int_eq(p.n, 1);
 	ck_assert_int_eq(p.per, 1);
+	/* Its one channel has the window a download's has. */
+	ck_assert_uint_eq(p.window, (size_t)ROUTE_INFLIGHT_MAX);
 	ck_assert(!p.via_proxy && !p.probe && !p.spec && !p.staged);
 	ck_assert_int_eq(p.limit, 0);
 }
