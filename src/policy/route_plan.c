@@ -30,13 +30,21 @@
  * fresh connections start anyway: twice what a near one takes here. */
 #define ROUTE_PLAN_SPEC_DELAY_S	0.06
 
-/* A server whose banner comes this soon is near (sshd's own start takes
- * 5-6 ms here): a download from it lists over the speculative connection,
- * and ssh does not run: its login costs more CPU than a near copy can
- * spare (in a 0.45 s download of 256 MiB, ~75 ms of ssh's, most of it its
- * sntrup761 key exchange, and ~100 ms of sshd's), and a failed try costs
- * little this near (ssh then lists, as before). */
-#define ROUTE_PLAN_NEAR_BANNER_MS	8.0
+/* A download from a server whose TCP handshake took under ROUTE_NEAR_MS
+ * lists over the speculative connection, and ssh does not run: its login
+ * costs more CPU than a near copy can spare (most of it its sntrup761 key
+ * exchange, and sshd's as much), and a failed try costs little this near
+ * (ssh then lists, as before).  The handshake, not the server's banner:
+ * the banner waits for sshd's start, which a slow or busy server takes
+ * tens of ms for.  A local forwarder to a far server passes as near;
+ * only a login that fails then costs a far one in series.  ssh not yet
+ * started, the session waits for the handshake SPEC_WAIT_S at most from
+ * the start (a name's lookup, libssh's loading) and SPEC_HANDSHAKE_S
+ * from its begin (TCP's sample decides; the wait only bounds how late
+ * ssh starts for a far server, with room for a busy machine's
+ * scheduling). */
+#define ROUTE_PLAN_SPEC_WAIT_S		0.05
+#define ROUTE_PLAN_SPEC_HANDSHAKE_S	0.01
 
 /* A banner later than this after the connect means a far server: a
  * probing pool's other connections start at once instead of after the
@@ -110,7 +118,11 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * copy on ssh (route_decide): its handshake would only take
 		 * CPU from ssh's copy, so it stops at a near banner. */
 		s->far_only = f->has_proxy;
-		p->spec_lists_ms = f->has_proxy ? 0 : ROUTE_PLAN_NEAR_BANNER_MS;
+		if (!f->has_proxy) {
+			p->spec_lists_ms = ROUTE_NEAR_MS;
+			p->spec_wait_s = ROUTE_PLAN_SPEC_WAIT_S;
+			p->spec_handshake_s = ROUTE_PLAN_SPEC_HANDSHAKE_S;
+		}
 		/* The growth may take it while it still connects (the
 		 * listing was quicker): it then stays the session's pool,
 		 * and the climb, whose count the user did not set, goes on

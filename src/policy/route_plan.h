@@ -93,8 +93,10 @@ struct route_plan {
 					   round trip as it opens) */
 	struct route_pool_plan spec;	/* beside ssh's listing (n 0: none) */
 	double spec_lists_ms;		/* > 0: the speculative connection lists
-					   instead of ssh when the server's first
-					   bytes came within this (near) */
+					   instead of ssh when its TCP handshake
+					   took less than this (near) */
+	double spec_wait_s;		/* ... waited for this long at most */
+	double spec_handshake_s;	/* ... and this long after it began */
 	const char *spec_why;		/* -vv's line for the speculative pool */
 	bool on_master;			/* ssh's SFTP would be a session on the
 					   live master: fscp asks the master for

@@ -261,8 +261,6 @@ pool_first_byte(void *arg, double ms)
 
 	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
-	b->first_ms = ms < 0 ? -1 : ms > 0 ? ms : 1e-3;
-	pthread_cond_broadcast(&b->cond);
 	if (b->far_only && b->spec && !b->expanded && route_plan_spec_stops(ms)) {
 		/* Not far: the plan wants none; the handshake stops here,
 		 * before its key exchange costs the server and this machine
@@ -279,6 +277,24 @@ pool_first_byte(void *arg, double ms)
 		    "at once", ms, conns);
 		pool_expand(b, conns);
 	}
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* The first connection's TCP connect began (ms < 0) or is up. */
+static void
+pool_connected(void *arg, double ms)
+{
+	struct pool_job *j = arg;
+	struct pool *b = j->pool;
+
+	if (ms >= 0)
+		log_debug(2, "the TCP handshake took %.2f ms", ms);
+	pthread_mutex_lock(&b->lock);
+	if (ms < 0)
+		b->connect_began = clock_now();
+	else
+		b->connect_ms = ms > 0 ? ms : 1e-3;
+	pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -321,8 +337,10 @@ pool_connect_one(void *arg)
 	/* A speculative connection leaves adding a new host key to ssh's. */
 	p.never_add = j->pool->never_add;
 	p.read_buf = j->pool->window;
-	if (lead)
+	if (lead) {
 		p.on_first_byte = pool_first_byte;
+		p.on_connect = pool_connected;
+	}
 	if (lead && j->pool->delay_s > 0) {
 		if (!pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
 			j->rc = SSHCONN_ERR_CONNECT;
@@ -875,17 +893,23 @@ pool_speculative(const struct pool *b)
 }
 
 double
-pool_first_byte_ms(struct pool *b, double max_s)
+pool_connect_ms(struct pool *b, double handshake_s, double max_s)
 {
 	double due = b->t0 + max_s, ms;
 
 	pthread_mutex_lock(&b->lock);
-	while (b->first_ms == 0 && !b->jobs[0].done && clock_now() < due) {
-		struct timespec ts = clock_deadline(due - clock_now());
+	while (b->connect_ms == 0 && !b->jobs[0].done) {
+		double until = due;
+
+		if (b->connect_began > 0 && b->connect_began + handshake_s < until)
+			until = b->connect_began + handshake_s;
+		if (clock_now() >= until)
+			break;
+		struct timespec ts = clock_deadline(until - clock_now());
 
 		(void)pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 	}
-	ms = b->first_ms == 0 ? -1 : b->first_ms;
+	ms = b->connect_ms > 0 ? b->connect_ms : -1;
 	pthread_mutex_unlock(&b->lock);
 	return ms;
 }

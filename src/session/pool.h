@@ -113,10 +113,11 @@ int pool_count_planned(struct pool *b);
 int pool_size(const struct pool *b);
 int pool_up(struct pool *b);
 bool pool_speculative(const struct pool *b);
-/* When the first connection's server sent its first bytes (its banner),
- * in ms from the pool's start; waits at most max_s from the start; -1
- * when none came by then (or the connection failed first). */
-double pool_first_byte_ms(struct pool *b, double max_s);
+/* The round trip of the first connection's TCP handshake (ms), once it
+ * is up; waits at most handshake_s from its begin and max_s from the
+ * pool's start.  -1 when it was not up by then, failed first, or went
+ * through a proxy. */
+double pool_connect_ms(struct pool *b, double handshake_s, double max_s);
 /* A speculative pool is wanted after all: a probing one whose first
  * connection has not yet said how many start starts up to want now.
  * Returns the connections it stands for (up, coming or failed); 0 for one

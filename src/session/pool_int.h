@@ -68,8 +68,9 @@ struct pool {
 				   counts for the pieces (pool_count_planned) */
 	bool far_only;		/* speculative, wanted only for a far server */
 	double delay_s;		/* the first connection waits this long after t0 */
-	double first_ms;	/* the first connection's banner came after this
-				   (-1: none within a second); 0: not yet */
+	double connect_began;	/* the first connection's TCP connect began
+				   (clock_now; 0: not yet) */
+	double connect_ms;	/* the round trip of its handshake; 0: not yet */
 	int wave;		/* > 0: SSM sessions start in waves of this many,
 				   when measurements say (pool_wave.c) */
 	int waves;		/* waves started so far */

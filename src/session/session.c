@@ -264,21 +264,23 @@ session_say_for_ssh(const struct sshcfg *cfg, bool master_live, struct sshconn *
 	}
 }
 
-/* The speculative connection lists instead of ssh when the server's
- * first bytes came within near_ms (the plan's spec_lists_ms), where a
- * non-interactive login looks likely.  True when the session has its
- * first connection. */
+/* The speculative connection lists instead of ssh when its TCP handshake
+ * took less than the plan's spec_lists_ms (near), where a non-interactive
+ * login looks likely.  True when the session has its first connection. */
 static bool
-session_spec_lists(struct session *s, double near_ms)
+session_spec_lists(struct session *s, const struct route_plan *p)
 {
 	struct pool *b = s->pending;
 	double ms;
 
 	if (!sshconn_may_log_in(s->cfg))
 		return false;
-	ms = pool_first_byte_ms(b, near_ms / 1e3);
-	if (ms < 0 || ms >= near_ms) {
-		log_debug(1, "no first bytes from the server within %.0f ms: ssh lists", near_ms);
+	ms = pool_connect_ms(b, p->spec_handshake_s, p->spec_wait_s);
+	if (ms < 0 || ms >= p->spec_lists_ms) {
+		if (ms < 0)
+			log_debug(1, "no TCP handshake yet: ssh lists");
+		else
+			log_debug(1, "the TCP handshake took %.2f ms: not near, ssh lists", ms);
 		return false;
 	}
 	(void)pool_adopt(b, 1);
@@ -294,8 +296,8 @@ session_spec_lists(struct session *s, double near_ms)
 		return false;
 	}
 	session_pool_end(s, false);
-	log_route("route fresh: the server's first bytes came after %.1f ms: the bypass "
-	    "connection lists, without ssh", ms);
+	log_route("route fresh: the TCP handshake took %.2f ms: the bypass connection "
+	    "lists, without ssh", ms);
 	session_say_for_ssh(s->cfg, false, s->ssh, s->nconns);
 	s->route = ROUTE_FRESH;
 	s->bypass_compress = s->facts.compress;
@@ -737,7 +739,7 @@ session_open_spec(struct session *s, const struct fscp_opts *o, const struct rou
 	h = session_how(s, &p->spec, proxy, NULL, p->compress);
 	(void)session_open_bypass(s, o, &h, p->spec.staged);
 	if (p->spec_lists_ms > 0)
-		(void)session_spec_lists(s, p->spec_lists_ms);
+		(void)session_spec_lists(s, p);
 	free(proxy);
 }
 

@@ -123,7 +123,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		c->fd = p->proxy_fd;
 	} else {
 		c->fd = sshconn_tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
-		    err, errlen);
+		    p->on_connect, p->cb_arg, err, errlen);
 		if (c->fd < 0) {
 			sshconn_unref(c);
 			return SSHCONN_ERR_CONNECT;

@@ -70,6 +70,12 @@ struct sshconn_params {
 	 * or -1 when none came within a second: a hint of the round trip
 	 * before the handshake's own round trips.  NULL: not wanted. */
 	void (*on_first_byte)(void *arg, double ms);
+	/* Called from sshconn_open's thread as a direct TCP connect begins
+	 * (ms < 0: the name is looked up, the first address tried) and once
+	 * it is up, with the round trip of its handshake (TCP's own sample),
+	 * a floor of the path's: a local forwarder answers for a far server.
+	 * Never through a proxy.  NULL: not wanted. */
+	void (*on_connect)(void *arg, double ms);
 	/* Called once with the connected socket (or the proxy's), before the
 	 * handshake: shutdown() on a dup of it aborts a connection still
 	 * logging in.  NULL: not wanted. */

@@ -74,9 +74,10 @@ bool sshconn_unref(struct sshconn *c);
 
 /* ---- sshconn_login.c ---------------------------------------------------- */
 
-/* A TCP connection to host:port within timeout_s (0: none); -1 with err. */
+/* A TCP connection to host:port within timeout_s (0: none); -1 with err.
+ * on_connect (may be NULL) is told as sshconn_params says. */
 int sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
-    char *err, size_t errlen);
+    void (*on_connect)(void *, double), void *arg, char *err, size_t errlen);
 bool sshconn_peer_is_loopback(int fd);
 /* The server's host key, checked as ssh checks it. */
 enum sshconn_err sshconn_verify_hostkey(struct sshconn *c, const struct sshconn_params *p,

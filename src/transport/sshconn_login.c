@@ -57,10 +57,25 @@ tcp_wait(int fd, long long deadline)
 	return soerr;
 }
 
+/* The round trip of a TCP handshake just made: the kernel's sample from
+ * it where there is one, else how long connect() took. */
+static double
+tcp_handshake_ms(int fd, double began)
+{
+#ifdef TCP_INFO
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) == 0 && ti.tcpi_rtt > 0)
+		return ti.tcpi_rtt / 1e3;
+#endif
+	return (clock_now() - began) * 1e3;
+}
+
 /* Connect like ssh: every address in turn, ConnectTimeout across them all. */
 int
 sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
-    char *err, size_t errlen)
+    void (*on_connect)(void *, double), void *arg, char *err, size_t errlen)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char portstr[16];
@@ -80,6 +95,7 @@ sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		int flags, one = 1;
+		double began;
 
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0) {
@@ -88,6 +104,9 @@ sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
 		}
 		flags = fcntl(fd, F_GETFL);
 		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+		if (on_connect != NULL && ai == res)
+			on_connect(arg, -1);
+		began = clock_now();
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			lasterr = 0;
 		else if (errno == EINPROGRESS)
@@ -97,6 +116,8 @@ sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
 		if (lasterr == 0) {
 			fcntl(fd, F_SETFL, flags);
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			if (on_connect != NULL)
+				on_connect(arg, tcp_handshake_ms(fd, began));
 			break;
 		}
 		close(fd);

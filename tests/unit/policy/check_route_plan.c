@@ -183,6 +183,18 @@ START_TEST(plan_open_table)
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
 	    p.spec_lists_ms);
+	if (r->spec_lists) {
+		/* Near is the TCP handshake's round trip, as the listing's
+		 * (not the banner, which waits for sshd's start); ssh waits
+		 * for it a bounded while, and longer from the start (the
+		 * lookup) than from the handshake's begin. */
+		ck_assert_double_eq(p.spec_lists_ms, ROUTE_NEAR_MS);
+		ck_assert(p.spec_handshake_s * 1e3 > p.spec_lists_ms);
+		ck_assert(p.spec_wait_s > p.spec_handshake_s);
+		ck_assert(p.spec_wait_s < 0.1);
+	} else {
+		ck_assert(p.spec_wait_s == 0 && p.spec_handshake_s == 0);
+	}
 	if (r->f.cfg != NULL)
 		sshcfg_free(&cfg);
 }
