@@ -81,6 +81,7 @@ sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
 	char portstr[16];
 	long long deadline = timeout_s > 0 ? clock_now_ms() + timeout_s * 1000LL : -1;
 	int rc, fd = -1, lasterr = 0;
+	bool told = false;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = family == 4 ? AF_INET : family == 6 ? AF_INET6 : AF_UNSPEC;
@@ -104,8 +105,10 @@ sshconn_tcp_connect(const char *host, int port, int family, int timeout_s,
 		}
 		flags = fcntl(fd, F_GETFL);
 		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-		if (on_connect != NULL && ai == res)
+		if (on_connect != NULL && !told) {
 			on_connect(arg, -1);
+			told = true;
+		}
 		began = clock_now();
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			lasterr = 0;
