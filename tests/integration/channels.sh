@@ -176,7 +176,9 @@ check "$name" "destination identical" cmp -s src.bin spec.bin
 check "$name" "-v says the handshake was near" \
 	grep -q "route fresh: the TCP handshake took .* ms: the bypass connection lists, without ssh" "$W/err"
 check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$W/err"'
-check "$name" "-vv: the listing measured the relay" grep -qE "round trip (39|4[0-9])\.[0-9]+ ms" "$W/err"
+# 40 ms, or more on a loaded machine: not a near one's.
+check "$name" "-vv: the listing measured the relay" \
+	grep -qE "round trip (3[5-9]|[4-9][0-9]|[1-9][0-9]{2,})\.[0-9]+ ms" "$W/err"
 check "$name" "-v: the copy grows after the listing" grep -q "route fresh: .* to move: .*(after listing)" "$W/err"
 # Through a far proxy there is no handshake of fscp's own: ssh lists
 # while the bypass connection comes up beside it; the copy takes it once
