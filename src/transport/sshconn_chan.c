@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 /* ---- channels as streams -------------------------------------------- */
@@ -273,6 +274,9 @@ chan_free(struct sshconn_chan *k)
 			*p = k->next;
 			break;
 		}
+	/* libssh keeps a channel the server has not closed yet until its
+	 * close comes, and would tell k of it: k is gone by then. */
+	(void)ssh_remove_channel_callbacks(k->ch, &k->cb);
 	ssh_channel_free(k->ch);
 	shared_unlock(c);
 	pthread_cond_destroy(&k->cond);
@@ -281,8 +285,25 @@ chan_free(struct sshconn_chan *k)
 	(void)sshconn_unref(c);
 }
 
+/* Under c->lock, with the server's EOF in: libssh's channel poll reads
+ * the socket no more, so what follows the EOF is read by asking for the
+ * exit status in one pass that does not block (else the socket stays
+ * readable, unread, and every wait returns at once). The status once
+ * there, else -1. */
+static int
+chan_status_after_eof(struct sshconn *c, struct sshconn_chan *k)
+{
+	int status;
+
+	ssh_set_blocking(c->s, 0);
+	status = ssh_channel_get_exit_status(k->ch);
+	ssh_set_blocking(c->s, 1);
+	return status;
+}
+
 /* A shared channel's goodbye: EOF, then wait (lock released) for the
- * server to close it, at most until deadline; its exit status or -1. */
+ * server's exit status or close, at most until deadline; the status or
+ * -1. */
 static int
 chan_close_shared(struct sshconn_chan *k)
 {
@@ -306,12 +327,21 @@ chan_close_shared(struct sshconn_chan *k)
 			(void)ssh_channel_read_nonblocking(k->ch, junk, sizeof(junk), 0);
 			continue;
 		}
-		if (r == SSH_ERROR || ssh_channel_is_closed(k->ch) || clock_now() > deadline)
+		if (r == SSH_EOF && !ssh_channel_is_closed(k->ch) &&
+		    (status = chan_status_after_eof(c, k)) >= 0)
 			break;
+		if (r == SSH_ERROR || ssh_channel_is_closed(k->ch))
+			break;
+		if (clock_now() > deadline) {
+			log_debug(1, "sshconn: the server did not end a channel within "
+			    "%d s of fscp's EOF (no exit status, no close)", SSHCONN_CLOSE_TIMEOUT);
+			break;
+		}
 		shared_wait(c, k);
 	}
 	/* Closed by the server: the status (if any came) is there already. */
-	if (ssh_channel_is_closed(k->ch) && !(ssh_get_status(c->s) & SSH_CLOSED_ERROR))
+	if (status < 0 && ssh_channel_is_closed(k->ch) &&
+	    !(ssh_get_status(c->s) & SSH_CLOSED_ERROR))
 		status = ssh_channel_get_exit_status(k->ch);
 	if (ssh_channel_is_open(k->ch))
 		ssh_channel_close(k->ch);

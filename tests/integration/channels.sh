@@ -15,6 +15,8 @@
 #     a new host key is recorded once;
 #   - a server that allows one session per connection (MaxSessions 1)
 #     refuses the extra channels: the copy goes on with one, exit 0;
+#   - a server whose exit status and close come a moment after its EOF:
+#     each channel's goodbye reads them, without waiting out its bound;
 #   - nothing fscp started is left afterwards.
 # Exit 0 pass, 1 fail, 99 cannot run.
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -306,5 +308,30 @@ check "$name" "no extra channel in use" no_channels
 run "$FSCP" -vv far:m.bin m.bin
 check "$name" "download exit 0 (got $rc)" test "$rc" = 0
 check "$name" "download identical" cmp -s src.bin m.bin
+stop_all
+
+# A server whose SFTP server ends a moment after its EOF: the exit status
+# and the close come apart from the EOF.  After the EOF libssh's channel
+# poll reads the socket no more, so the goodbye must read them another
+# way, not wait out its bound on a socket nobody reads.
+sftp_bin=/usr/lib/openssh/sftp-server
+[ -x "$sftp_bin" ] || { echo "channels.sh: $sftp_bin not found" >&2; exit 99; }
+cat >"$W/sftp-late" <<EOF
+#!/bin/sh
+$sftp_bin "\$@"
+exec >&- 2>&-
+sleep 0.3
+EOF
+chmod +x "$W/sftp-late"
+FSCP_SFTP_SERVER=$W/sftp-late start_far "" 3
+export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
+name="a server that closes a moment after its EOF"
+rm -f "$H/late.bin"
+run "$FSCP" -vv src.bin far:late.bin
+check "$name" "exit 0 (got $rc)" test "$rc" = 0
+check "$name" "destination identical" cmp -s src.bin "$H/late.bin"
+check "$name" "-vv shows the channels" channels_used
+check "$name" "every channel's goodbye was answered" eval '! grep -q "did not end a channel" "$W/err"'
+unset FSCP_ROUTE FSCP_CONNECTIONS
 
 checks_done
