@@ -32,8 +32,12 @@
 #define XFER_MAX_ACTIVE 256
 /* The most requests in flight per connection, whatever -X nrequests= says. */
 #define XFER_MAX_REQUESTS 2048
-/* Flush queued WRITE data at this size so memory stays small. */
-#define XFER_FLUSH_BYTES (1024 * 1024)
+/* Flush what is queued once it holds this much: below one WRITE, so each
+ * WRITE goes to the channel as soon as it is read.  A buffer that held
+ * several WRITEs was fresh memory on every channel, and the page faults
+ * of reading the file into it cost more than the copy's own syscalls;
+ * small requests (a download's READs) still go out together. */
+#define XFER_FLUSH_BYTES (64 * 1024)
 
 /* What one piece of a file has written, for the truncation at the end:
  * each byte of a piece is asked for once, so written == end - off means it
