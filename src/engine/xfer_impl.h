@@ -34,9 +34,10 @@
 #define XFER_MAX_REQUESTS 2048
 /* Flush what is queued once it holds this much: below one WRITE, so each
  * WRITE goes to the channel as soon as it is read.  A buffer that held
- * several WRITEs was fresh memory on every channel, and the page faults
- * of reading the file into it cost more than the copy's own syscalls;
- * small requests (a download's READs) still go out together. */
+ * several WRITEs was fresh memory on every channel, and reading the file
+ * into it faulted its pages in: a large part of an upload's CPU where
+ * page faults are dear (a VM).  Small requests (a download's READs)
+ * still go out together. */
 #define XFER_FLUSH_BYTES (64 * 1024)
 
 /* What one piece of a file has written, for the truncation at the end:
