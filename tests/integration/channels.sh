@@ -98,6 +98,15 @@ channels_used() { grep -q "SFTP channels on one connection" "$W/err"; }
 one_wide_channel() { grep -q "one SFTP channel on the connection, with a window of" "$W/err"; }
 no_channels() { ! channels_used; }
 same_tree() { diff -r "$1" "$2" >/dev/null; }
+# src.bin uploaded with -vv to far:$1 (forced over channels): exit 0,
+# identical, and -vv shows the channels.
+upload_over_channels() {
+	rm -f "$H/$1"
+	run "$FSCP" -vv src.bin "far:$1"
+	check "$name" "exit 0 (got $rc)" test "$rc" = 0
+	check "$name" "destination identical" cmp -s src.bin "$H/$1"
+	check "$name" "-vv shows the channels" channels_used
+}
 
 head -c $((24 << 20)) /dev/urandom >src.bin
 mkdir -p tree/sub
@@ -108,11 +117,7 @@ start_far "" 1
 export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
 
 name="upload over channels"
-rm -f "$H/up.bin"
-run "$FSCP" -vv src.bin far:up.bin
-check "$name" "exit 0 (got $rc)" test "$rc" = 0
-check "$name" "destination identical" cmp -s src.bin "$H/up.bin"
-check "$name" "-vv shows the channels" channels_used
+upload_over_channels up.bin
 
 name="download over channels"
 rm -f down.bin
@@ -326,11 +331,7 @@ chmod +x "$W/sftp-late"
 FSCP_SFTP_SERVER=$W/sftp-late start_far "" 3
 export FSCP_ROUTE=bypass FSCP_CONNECTIONS=2
 name="a server that closes a moment after its EOF"
-rm -f "$H/late.bin"
-run "$FSCP" -vv src.bin far:late.bin
-check "$name" "exit 0 (got $rc)" test "$rc" = 0
-check "$name" "destination identical" cmp -s src.bin "$H/late.bin"
-check "$name" "-vv shows the channels" channels_used
+upload_over_channels late.bin
 check "$name" "every channel's goodbye was answered" eval '! grep -q "did not end a channel" "$W/err"'
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
