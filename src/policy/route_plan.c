@@ -473,18 +473,18 @@ route_plan_reconnect(struct route_pool_plan *p)
 }
 
 bool
-route_plan_spec_stops(double banner_ms)
+route_plan_spec_stops(double ms)
 {
 	/* The bar is the round trip at which ssh's window allows
 	 * ROUTE_WINDOW_SURE_RATE: nearer, the copy stays on ssh until its
 	 * goodput is measured (route_decide's window_Bps), and the
-	 * speculative connection would be cut unused.  A banner comes two
-	 * round trips after the connect starts (TCP's handshake, then the
-	 * server's first bytes), so one within the bar is from such a
-	 * server, and some of those (and any a loaded machine delays) go
-	 * on; none from farther stops. */
-	return banner_ms >= 0 &&
-	    banner_ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
+	 * speculative connection would be cut unused.  Each measure spans
+	 * at least one round trip: a banner two (TCP's handshake, then the
+	 * server's first bytes) and the starts of a proxy and of the
+	 * server, a key exchange one and both ends' computation.  One
+	 * within the bar is from such a server (a loaded machine's delays
+	 * only let more go on); none from farther stops. */
+	return ms >= 0 && ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
 int

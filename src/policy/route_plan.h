@@ -145,10 +145,10 @@ bool route_plan_exec(const struct route_facts *f, const struct route_decision *d
  * pool of n should have in all, or 0: wait for the login.  A far banner
  * starts all at once; a near server is worth fewer (CPU-bound). */
 int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
-/* A speculative connection that pays only far away (far_only) had its
- * server's first bytes banner_ms after the connect: true when it stops
- * there, before its key exchange. */
-bool route_plan_spec_stops(double banner_ms);
+/* A speculative connection that pays only far away (far_only) measured
+ * ms: its server's first bytes after the connect, or its key exchange.
+ * True when it stops there, before the rest of its handshake. */
+bool route_plan_spec_stops(double ms);
 
 /* The climb: a direct route's connections grow during the copy while
  * each addition raises the measured goodput and the machine has CPU to

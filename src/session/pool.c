@@ -251,6 +251,26 @@ pool_channel_conns(struct pool *b)
 	return running;
 }
 
+/* A speculative pool wanted only for a far server measured ms (the
+ * server's first bytes, or its key exchange): not far, it stops, before
+ * the rest of its handshake costs the server and this machine CPU.
+ * Under b->lock; true when it stopped. */
+static bool
+pool_spec_stops(struct pool_job *j, double ms, const char *what)
+{
+	struct pool *b = j->pool;
+
+	if (!b->far_only || !b->spec || b->expanded || !route_plan_spec_stops(ms))
+		return false;
+	log_debug(1, "%s after %.1f ms: not far, the speculative connection stops", what, ms);
+	b->stop = true;
+	j->stopped = true;
+	if (j->abort_fd >= 0)
+		shutdown(j->abort_fd, SHUT_RDWR);
+	pthread_cond_broadcast(&b->cond);
+	return true;
+}
+
 /* The first connection's banner came: a far server's others start now. */
 static void
 pool_first_byte(void *arg, double ms)
@@ -261,23 +281,30 @@ pool_first_byte(void *arg, double ms)
 
 	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
-	if (b->far_only && b->spec && !b->expanded && route_plan_spec_stops(ms)) {
-		/* Not far: the plan wants none; the handshake stops here,
-		 * before its key exchange costs the server and this machine
-		 * CPU. */
-		log_debug(1, "the server's first bytes came after %.1f ms: not far, the "
-		    "speculative connection stops", ms);
-		b->stop = true;
-		j->stopped = true;
-		if (j->abort_fd >= 0)
-			shutdown(j->abort_fd, SHUT_RDWR);
-		pthread_cond_broadcast(&b->cond);
+	if (pool_spec_stops(j, ms, "the server's first bytes came")) {
+		/* Not far: the plan wants none. */
 	} else if (b->probe && !b->expanded && conns > 0) {
 		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
 		    "at once", ms, conns);
 		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);
+}
+
+/* The first connection's key exchange took ms, about one round trip:
+ * through a proxy, where the banner comes late after the proxy's and the
+ * server's start, the nearer measure.  False: it stops. */
+static bool
+pool_kex(void *arg, double ms)
+{
+	struct pool_job *j = arg;
+	bool stops;
+
+	log_debug(2, "the key exchange took %.1f ms", ms);
+	pthread_mutex_lock(&j->pool->lock);
+	stops = pool_spec_stops(j, ms, "the key exchange was done");
+	pthread_mutex_unlock(&j->pool->lock);
+	return !stops;
 }
 
 /* The first connection's TCP connect began (ms < 0) or is up. */
@@ -340,6 +367,8 @@ pool_connect_one(void *arg)
 	if (lead) {
 		p.on_first_byte = pool_first_byte;
 		p.on_connect = pool_connected;
+		if (j->pool->far_only)
+			p.on_kex = pool_kex;
 	}
 	if (lead && j->pool->delay_s > 0) {
 		if (!pool_job_pause(j, j->pool->t0 + j->pool->delay_s - clock_now())) {
@@ -560,8 +589,8 @@ pool_take(struct pool *b, int i, struct pool_conn *out)
 
 	if (j->rc != SSHCONN_OK) {
 		if (j->stopped)
-			log_debug(1, "connection %d of %d stopped at the server's first bytes",
-			    i / b->per + 1, b->n / b->per);
+			log_debug(1, "connection %d of %d stopped at the server's first bytes "
+			    "or key exchange", i / b->per + 1, b->n / b->per);
 		else if (j->chan == 0)
 			log_verbose("connection %d of %d failed: %s", i / b->per + 1, b->n / b->per,
 			    pool_one_line(j->err));

@@ -84,6 +84,21 @@ cipher_order(const char *list)
 	return joined;
 }
 
+/* libssh's progress through its handshake: 0.8 as the client's key
+ * exchange message goes, 1.0 once the server's reply and new keys are in. */
+static void
+sshconn_progress(void *arg, float status)
+{
+	struct sshconn *c = arg;
+
+	if (status >= 1.0f) {
+		if (c->kex_sent > 0 && c->kex_ms < 0)
+			c->kex_ms = (clock_now() - c->kex_sent) * 1e3;
+	} else if (status >= 0.8f && c->kex_sent == 0) {
+		c->kex_sent = clock_now();
+	}
+}
+
 enum sshconn_err
 sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, size_t errlen)
 {
@@ -117,6 +132,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		c->read_buf = SSHCONN_READ_BUF_MAX;
 
 	c->connect_ms = -1;
+	c->kex_ms = -1;
 	double t0 = clock_now();
 
 	if (p->proxy_fd >= 0) {
@@ -189,10 +205,23 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	    cfg->connecttimeout > 0 ? cfg->connecttimeout : 120;
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &hs_timeout);
 
+	if (p->on_kex != NULL) {
+		ssh_callbacks_init(&c->progress);
+		c->progress.userdata = c;
+		c->progress.connect_status_function = sshconn_progress;
+		(void)ssh_set_callbacks(c->s, &c->progress);
+	}
 	c->lib_owns_fd = true;
 	if (ssh_connect(c->s) != SSH_OK) {
 		sshconn_seterr(err, errlen, "ssh handshake with %s port %d failed: %s", chost, cport,
 		    ssh_get_error(c->s));
+		e = SSHCONN_ERR_CONNECT;
+		goto fail;
+	}
+	/* A rekey later would call it again, from a stream's thread. */
+	c->progress.connect_status_function = NULL;
+	if (p->on_kex != NULL && !p->on_kex(p->cb_arg, c->kex_ms)) {
+		sshconn_seterr(err, errlen, "not needed after the key exchange");
 		e = SSHCONN_ERR_CONNECT;
 		goto fail;
 	}

@@ -70,6 +70,14 @@ struct sshconn_params {
 	 * or -1 when none came within a second: a hint of the round trip
 	 * before the handshake's own round trips.  NULL: not wanted. */
 	void (*on_first_byte)(void *arg, double ms);
+	/* Called once (from sshconn_open's thread) when the key exchange is
+	 * done, before the host key is checked, with the ms from the client's
+	 * key exchange message to the server's reply: one round trip end to
+	 * end, through any proxy, plus both ends' key computation (-1: not
+	 * measured).  False: the connection is not wanted, and sshconn_open
+	 * stops there (SSHCONN_ERR_CONNECT) before anything logs in.  NULL:
+	 * not wanted. */
+	bool (*on_kex)(void *arg, double ms);
 	/* Called from sshconn_open's thread as a direct TCP connect begins
 	 * (ms < 0: the name is looked up, the first address tried) and once
 	 * it is up, with the round trip of its handshake (TCP's own sample),

@@ -35,6 +35,11 @@ struct sshconn {
 	char *banner;		/* the server's SSH_MSG_USERAUTH_BANNER, NULL if none */
 	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
 	bool loopback;		/* connected by TCP to a loopback address */
+	/* The key exchange's round trip, timed from libssh's progress
+	 * callback while sshconn_open's thread alone runs the session. */
+	struct ssh_callbacks_struct progress;
+	double kex_sent;	/* when the client's key exchange init went; 0: not yet */
+	double kex_ms;		/* init to the server's reply; -1: not measured */
 	/* Several channels used by several threads (sshconn_sftp_streams with
 	 * n > 1): every libssh call takes lock, and nobody blocks inside
 	 * libssh waiting for data.  One thread at a time (poller) sleeps in

@@ -51,6 +51,7 @@ static const struct dynlib_sym sshlib_syms[] = {
 	{ "ssh_remove_channel_callbacks", &sshlib_fn.ssh_remove_channel_callbacks },
 	{ "ssh_send_keepalive", &sshlib_fn.ssh_send_keepalive },
 	{ "ssh_set_blocking", &sshlib_fn.ssh_set_blocking },
+	{ "ssh_set_callbacks", &sshlib_fn.ssh_set_callbacks },
 	{ "ssh_set_channel_callbacks", &sshlib_fn.ssh_set_channel_callbacks },
 	{ "ssh_string_free_char", &sshlib_fn.ssh_string_free_char },
 	{ "ssh_userauth_agent", &sshlib_fn.ssh_userauth_agent },

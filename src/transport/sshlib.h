@@ -60,6 +60,7 @@ struct sshlib_table {
 	__typeof__(ssh_remove_channel_callbacks) *ssh_remove_channel_callbacks;
 	__typeof__(ssh_send_keepalive) *ssh_send_keepalive;
 	__typeof__(ssh_set_blocking) *ssh_set_blocking;
+	__typeof__(ssh_set_callbacks) *ssh_set_callbacks;
 	__typeof__(ssh_set_channel_callbacks) *ssh_set_channel_callbacks;
 	__typeof__(ssh_string_free_char) *ssh_string_free_char;
 	__typeof__(ssh_userauth_agent) *ssh_userauth_agent;
@@ -121,6 +122,7 @@ const char *sshlib_version(const char **why);
 #define ssh_remove_channel_callbacks (*sshlib_fn.ssh_remove_channel_callbacks)
 #define ssh_send_keepalive (*sshlib_fn.ssh_send_keepalive)
 #define ssh_set_blocking (*sshlib_fn.ssh_set_blocking)
+#define ssh_set_callbacks (*sshlib_fn.ssh_set_callbacks)
 #define ssh_set_channel_callbacks (*sshlib_fn.ssh_set_channel_callbacks)
 #define ssh_string_free_char (*sshlib_fn.ssh_string_free_char)
 #define ssh_userauth_agent (*sshlib_fn.ssh_userauth_agent)

@@ -562,6 +562,13 @@ START_TEST(plan_probe)
 	ck_assert(!route_plan_spec_stops(47));	/* 50 ms away through a relay */
 	ck_assert(!route_plan_spec_stops(120));
 	ck_assert(!route_plan_spec_stops(-1));	/* none came */
+	/* ... or at a key exchange from there: through a proxy on the same
+	 * host the banner comes after the proxy's and sshd's starts (36 ms
+	 * seen), the key exchange within one round trip and its keys'
+	 * computation; 10 ms away it still stops, 50 ms away never. */
+	ck_assert(route_plan_spec_stops(1.2));
+	ck_assert(route_plan_spec_stops(11));
+	ck_assert(!route_plan_spec_stops(51));
 }
 END_TEST
 
