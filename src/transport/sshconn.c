@@ -84,8 +84,9 @@ cipher_order(const char *list)
 	return joined;
 }
 
-/* libssh's progress through its handshake: 0.8 as the client's key
- * exchange message goes, 1.0 once the server's reply and new keys are in. */
+/* libssh's progress through its handshake: 0.4 once the server's banner
+ * is read, 0.8 as the client's key exchange message goes, 1.0 once the
+ * server's reply and new keys are in. */
 static void
 sshconn_progress(void *arg, float status)
 {
@@ -94,8 +95,13 @@ sshconn_progress(void *arg, float status)
 	if (status >= 1.0f) {
 		if (c->kex_sent > 0 && c->kex_ms < 0)
 			c->kex_ms = (clock_now() - c->kex_sent) * 1e3;
-	} else if (status >= 0.8f && c->kex_sent == 0) {
-		c->kex_sent = clock_now();
+	} else if (status >= 0.8f) {
+		if (c->kex_sent == 0)
+			c->kex_sent = clock_now();
+	} else if (status >= 0.4f && c->banner_ms < 0) {
+		c->banner_ms = (clock_now() - c->t0) * 1e3;
+		if (c->on_first_byte != NULL)
+			c->on_first_byte(c->cb_arg, c->banner_ms);
 	}
 }
 
@@ -131,32 +137,10 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	if (c->read_buf > SSHCONN_READ_BUF_MAX)
 		c->read_buf = SSHCONN_READ_BUF_MAX;
 
-	c->connect_ms = -1;
-	c->kex_ms = -1;
-	double t0 = clock_now();
-
-	if (p->proxy_fd >= 0) {
+	/* The session is made ready before the connect, so that nothing
+	 * holds its banner back once the socket is up. */
+	if (p->proxy_fd >= 0)
 		c->fd = p->proxy_fd;
-	} else {
-		c->fd = sshconn_tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
-		    p->on_connect, p->cb_arg, err, errlen);
-		if (c->fd < 0) {
-			sshconn_unref(c);
-			return SSHCONN_ERR_CONNECT;
-		}
-		c->connect_ms = (clock_now() - t0) * 1e3;
-		c->loopback = sshconn_peer_is_loopback(c->fd);
-	}
-	if (p->on_socket != NULL)
-		p->on_socket(p->cb_arg, c->fd);
-	if (p->on_first_byte != NULL) {
-		/* Only looked at, not read: libssh reads the banner itself. */
-		struct pollfd pf = { .fd = c->fd, .events = POLLIN };
-
-		p->on_first_byte(p->cb_arg, poll(&pf, 1, 1000) == 1 ?
-		    (clock_now() - t0) * 1e3 : -1);
-	}
-
 	c->s = ssh_new();
 	if (c->s == NULL) {
 		sshconn_seterr(err, errlen, "cannot create a libssh session");
@@ -168,7 +152,6 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 		bool no = false;
 		ssh_options_set(c->s, SSH_OPTIONS_PROCESS_CONFIG, &no);
 	}
-	ssh_options_set(c->s, SSH_OPTIONS_FD, &c->fd);
 	/* The host name libssh knows only orders host key algorithms and
 	 * labels messages; verification is verify_hostkey's own. */
 	port_for_lookup = sshcfg_hostkeyalias(cfg) ? 22 : (cfg->port > 0 ? cfg->port : 22);
@@ -199,18 +182,39 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 	}
 	ssh_options_set(c->s, SSH_OPTIONS_COMPRESSION, p->compress ? "yes" : "no");
 
+	c->connect_ms = -1;
+	c->kex_ms = -1;
+	c->banner_ms = -1;
+	c->t0 = clock_now();
+	if (p->proxy_fd < 0) {
+		c->fd = sshconn_tcp_connect(chost, cport, cfg->addressfamily, cfg->connecttimeout,
+		    p->on_connect, p->cb_arg, err, errlen);
+		if (c->fd < 0) {
+			e = SSHCONN_ERR_CONNECT;
+			goto fail;
+		}
+		c->connect_ms = (clock_now() - c->t0) * 1e3;
+		c->loopback = sshconn_peer_is_loopback(c->fd);
+	}
+	ssh_options_set(c->s, SSH_OPTIONS_FD, &c->fd);
+	if (p->on_socket != NULL)
+		p->on_socket(p->cb_arg, c->fd);
+	/* libssh's progress tells when the server's banner came and times the
+	 * key exchange; its own banner goes at once, which the server waits
+	 * for before its key exchange starts. */
+	c->on_first_byte = p->on_first_byte;
+	c->cb_arg = p->cb_arg;
+	ssh_callbacks_init(&c->progress);
+	c->progress.userdata = c;
+	c->progress.connect_status_function = sshconn_progress;
+	(void)ssh_set_callbacks(c->s, &c->progress);
+
 	/* A bound on the handshake and login only.  libssh 0.10 applies
 	 * SSH_OPTIONS_TIMEOUT to its blocking calls, so it is reset below. */
 	hs_timeout = p->handshake_timeout > 0 ? p->handshake_timeout :
 	    cfg->connecttimeout > 0 ? cfg->connecttimeout : 120;
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &hs_timeout);
 
-	if (p->on_kex != NULL) {
-		ssh_callbacks_init(&c->progress);
-		c->progress.userdata = c;
-		c->progress.connect_status_function = sshconn_progress;
-		(void)ssh_set_callbacks(c->s, &c->progress);
-	}
 	c->lib_owns_fd = true;
 	if (ssh_connect(c->s) != SSH_OK) {
 		sshconn_seterr(err, errlen, "ssh handshake with %s port %d failed: %s", chost, cport,
@@ -302,7 +306,9 @@ sshconn_measure_rtt(struct sshconn *c)
 	/* OpenSSH answers keepalive@openssh.com at once (with a failure):
 	 * one plain round trip, end to end through any relay or proxy.  The
 	 * first may wait 40 ms for a delayed ACK (Nagle on the server's side,
-	 * its last login packet unacknowledged): the second is the clean one. */
+	 * its last login packet unacknowledged): the second is the clean one.
+	 * The key exchange took a round trip and both ends' computation, so
+	 * a first answer no slower than that was held back by nothing. */
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &bound);
 	for (int i = 0; i < 2; i++) {
 		double t0 = clock_now(), ms;
@@ -311,6 +317,8 @@ sshconn_measure_rtt(struct sshconn *c)
 		ms = (clock_now() - t0) * 1e3;
 		if (best < 0 || ms < best)
 			best = ms;
+		if (c->kex_ms >= 0 && ms <= c->kex_ms)
+			break;
 	}
 	bound = 0;
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &bound);

@@ -65,10 +65,10 @@ struct sshconn_params {
 	bool may_prompt;	/* false: never touch the terminal */
 	bool probe_only;	/* connect + verify host key, then stop (no auth) */
 	size_t read_buf;	/* 0: SSHCONN_READ_BUF_DEFAULT; capped at _MAX */
-	/* Called once (from sshconn_open's thread) when the server's first
-	 * bytes (its banner) are there, with the ms since the connect began,
-	 * or -1 when none came within a second: a hint of the round trip
-	 * before the handshake's own round trips.  NULL: not wanted. */
+	/* Called once (from sshconn_open's thread, inside libssh) when the
+	 * server's banner is in, with the ms since the connect began: a hint
+	 * of the round trip before the handshake's own round trips.  NULL:
+	 * not wanted. */
 	void (*on_first_byte)(void *arg, double ms);
 	/* Called once (from sshconn_open's thread) when the key exchange is
 	 * done, before the host key is checked, with the ms from the client's

@@ -38,8 +38,12 @@ struct sshconn {
 	/* The key exchange's round trip, timed from libssh's progress
 	 * callback while sshconn_open's thread alone runs the session. */
 	struct ssh_callbacks_struct progress;
+	double t0;		/* when the connect began */
+	double banner_ms;	/* the server's banner came; -1: not yet */
 	double kex_sent;	/* when the client's key exchange init went; 0: not yet */
 	double kex_ms;		/* init to the server's reply; -1: not measured */
+	void (*on_first_byte)(void *arg, double ms);	/* sshconn_params' */
+	void *cb_arg;
 	/* Several channels used by several threads (sshconn_sftp_streams with
 	 * n > 1): every libssh call takes lock, and nobody blocks inside
 	 * libssh waiting for data.  One thread at a time (poller) sleeps in
