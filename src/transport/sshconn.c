@@ -8,7 +8,6 @@
 #include "transport/sshconn_impl.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

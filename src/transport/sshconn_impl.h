@@ -35,8 +35,9 @@ struct sshconn {
 	char *banner;		/* the server's SSH_MSG_USERAUTH_BANNER, NULL if none */
 	double connect_ms;	/* TCP connect time (about one round trip); -1 via a proxy */
 	bool loopback;		/* connected by TCP to a loopback address */
-	/* The key exchange's round trip, timed from libssh's progress
-	 * callback while sshconn_open's thread alone runs the session. */
+	/* The handshake's steps (the server's banner, the key exchange),
+	 * timed from libssh's progress callback while sshconn_open's thread
+	 * alone runs the session. */
 	struct ssh_callbacks_struct progress;
 	double t0;		/* when the connect began */
 	double banner_ms;	/* the server's banner came; -1: not yet */
