@@ -277,7 +277,9 @@ pool_first_byte(void *arg, double ms)
 {
 	struct pool_job *j = arg;
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(false, ms, -1, b->planned, proc_cores());
+	/* Only a probing pool asks (b->probe is set at its start): this runs
+	 * inside libssh, before its key exchange message goes. */
+	int conns = b->probe ? route_plan_probe(false, ms, -1, b->planned, proc_cores()) : 0;
 
 	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
