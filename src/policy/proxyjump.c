@@ -2,6 +2,7 @@
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
 #include "config.h"
 #include "policy/proxyjump.h"
+#include "policy/shwords.h"
 #include "util/xmalloc.h"
 
 #include <stdbool.h>
@@ -105,4 +106,25 @@ proxyjump_parse(const char *spec, struct proxyjump_hop **hops)
 	}
 	*hops = v;
 	return n;
+}
+
+bool
+proxyjump_via_ssh(const char *proxycommand)
+{
+	char **w;
+	const char *prog, *base;
+	size_t i = 0;
+	bool r;
+
+	if (proxycommand == NULL || (w = shwords_split(proxycommand)) == NULL)
+		return false;
+	while (w[i] != NULL && (strcmp(w[i], "exec") == 0 || strcmp(w[i], "env") == 0 ||
+	    shwords_is_assignment(w[i])))
+		i++;
+	prog = w[i];
+	base = prog != NULL ? strrchr(prog, '/') : NULL;
+	base = base != NULL ? base + 1 : prog;
+	r = base != NULL && strcmp(base, "ssh") == 0;
+	shwords_free(w);
+	return r;
 }

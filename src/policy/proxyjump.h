@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* proxyjump: a ProxyJump spec read into its hops. */
+/* proxyjump: a ProxyJump spec read into its hops, and whether a proxy
+ * command is ssh itself (as ProxyJump's is). */
 #ifndef FSCP_PROXYJUMP_H
 #define FSCP_PROXYJUMP_H
+
+#include <stdbool.h>
 
 struct proxyjump_hop {
 	char *user;		/* NULL when not given */
@@ -17,5 +20,12 @@ struct proxyjump_hop {
  * decides its ProxyCommand) and asks ssmcmd_match on that. */
 int proxyjump_parse(const char *spec, struct proxyjump_hop **hops);
 void proxyjump_free(struct proxyjump_hop *hops, int n);
+
+/* True when a proxy command runs ssh itself: ProxyJump's `ssh -W`, or a
+ * ProxyCommand such as `ssh -W %h:%p jump` or `exec ssh jump nc %h %p`
+ * (after exec, env and VAR=value words).  A connection through it rides
+ * one channel of that ssh's connection, held to ssh's channel window.
+ * A command wrapped in a shell (sh -c '...') is not looked into. */
+bool proxyjump_via_ssh(const char *proxycommand);
 
 #endif

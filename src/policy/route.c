@@ -251,7 +251,8 @@ route_near_connections(double rtt_ms, int cores)
  * each keeps its own writes in flight, held to the server's window on that
  * channel. */
 void
-route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, struct route_tuning *t)
+route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
+    struct route_tuning *t)
 {
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
@@ -275,13 +276,20 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, struct route
 		t->read_inflight /= (uint64_t)(one_channel ? ROUTE_ONE_CHANNEL_SHARE : t->channels);
 		if (t->read_inflight < ROUTE_INFLIGHT_MIN)
 			t->read_inflight = ROUTE_INFLIGHT_MIN;
-		/* Through a proxy (ssh -W, a relay) the data waits in more
-		 * buffers than the keepalive that measured the round trip:
-		 * never less than scp keeps (64 MiB through a near ProxyJump
-		 * took 3.1 s with 256 KiB, scp 0.8 s). */
+		/* Through a proxy the data waits in more buffers than the
+		 * keepalive that measured the round trip: never less than
+		 * scp keeps (64 MiB through a near ProxyJump took 3.1 s with
+		 * 256 KiB, scp 0.8 s).  Through ssh (a jump host's ssh -W)
+		 * the rate is held to that ssh's window per round trip, so
+		 * what covers it does not grow with the round trip: a few
+		 * windows (ROUTE_VIA_SSH_WINDOWS) over the channels that
+		 * plan_channels opens there. */
+		if (via_ssh)
+			t->read_inflight = ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT /
+			    ROUTE_MAX_CHANNELS;
+		else if (kind == ROUTE_PROXIED && t->read_inflight < ROUTE_SCP_INFLIGHT)
+			t->read_inflight = ROUTE_SCP_INFLIGHT;
 		if (kind == ROUTE_PROXIED) {
-			if (t->read_inflight < ROUTE_SCP_INFLIGHT)
-				t->read_inflight = ROUTE_SCP_INFLIGHT;
 			if (t->write_inflight < ROUTE_SCP_INFLIGHT / (uint64_t)t->channels)
 				t->write_inflight = ROUTE_SCP_INFLIGHT / (uint64_t)t->channels;
 		}

@@ -184,8 +184,16 @@ struct route_tuning {
  * 5.98-6.08 s and 6.05-6.09 s. */
 #define ROUTE_CHUNK_SSM		(64ull << 10)
 #define ROUTE_SSM_INFLIGHT	(256ull << 10)
-/* one_channel: the connections have one channel each (route_one_channel). */
-void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, struct route_tuning *t);
+/* A connection through ssh itself (a jump host's ssh -W) moves at most
+ * one of that ssh's channel windows per round trip, whatever the round
+ * trip.  It keeps this many of them in flight, split over its channels:
+ * more only queue in ssh's buffers and the jump host's sshd, which grow
+ * them by copying; fewer leave the path idle between replies. */
+#define ROUTE_VIA_SSH_WINDOWS	4
+/* one_channel: the connections have one channel each (route_one_channel);
+ * via_ssh: they go through ssh (proxyjump_via_ssh). */
+void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
+    struct route_tuning *t);
 
 /* Connections a server rtt_ms away is worth on a machine with cores
  * cores: 0 when it is not near (or not known to be), else half the cores. */

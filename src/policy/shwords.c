@@ -5,6 +5,7 @@
 #include "util/strv.h"
 #include "util/xmalloc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,4 +97,18 @@ bool
 shwords_is_op(const char *w)
 {
 	return is_op_char(w[0]) && (w[1] == '\0' || (w[1] == w[0] && w[2] == '\0'));
+}
+
+bool
+shwords_is_assignment(const char *w)
+{
+	if (!(isalpha((unsigned char)*w) || *w == '_'))
+		return false;
+	for (const char *p = w; *p != '\0'; p++) {
+		if (*p == '=')
+			return true;
+		if (!(isalnum((unsigned char)*p) || *p == '_'))
+			return false;
+	}
+	return false;
 }

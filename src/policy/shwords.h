@@ -15,5 +15,8 @@ char **shwords_split(const char *s);
 void shwords_free(char **w);
 /* Whether word w is one of the operators shwords_split() makes words of. */
 bool shwords_is_op(const char *w);
+/* Whether word w is a VAR=value assignment, as a shell takes it before a
+ * command's name. */
+bool shwords_is_assignment(const char *w);
 
 #endif

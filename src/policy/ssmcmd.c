@@ -5,7 +5,6 @@
 #include "policy/shwords.h"
 #include "util/xmalloc.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,19 +17,6 @@ base_name(const char *w)
 	return s != NULL ? s + 1 : w;
 }
 
-static bool
-is_assignment(const char *w)
-{
-	if (!(isalpha((unsigned char)*w) || *w == '_'))
-		return false;
-	for (const char *p = w; *p != '\0'; p++) {
-		if (*p == '=')
-			return true;
-		if (!(isalnum((unsigned char)*p) || *p == '_'))
-			return false;
-	}
-	return false;
-}
 
 static void
 set_once(char **dst, const char *v)
@@ -147,7 +133,7 @@ check_simple(char **w, size_t i, size_t end, struct ssm_env env,
 	for (; i < end; i++) {
 		const char *b = base_name(w[i]);
 
-		if (is_assignment(w[i])) {
+		if (shwords_is_assignment(w[i])) {
 			const char *val = strchr(w[i], '=') + 1;
 
 			if (strncmp(w[i], "AWS_PROFILE=", 12) == 0)

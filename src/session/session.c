@@ -22,6 +22,7 @@
 #include "util/mtext.h"
 #include "util/proc.h"
 #include "util/xmalloc.h"
+#include "policy/proxyjump.h"
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
 #include "transport/sshconn.h"
@@ -511,7 +512,7 @@ session_set_inflight(struct session *s)
 	struct route_tuning t;
 
 	route_tuning(s->route, ms, route_one_channel(s->facts.upload, s->bypass_proxy != NULL),
-	    &t);
+	    proxyjump_via_ssh(s->bypass_proxy), &t);
 	s->tune = t;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(t.read_inflight >> 10),

@@ -44,6 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ssmcmd_match(s, &ssm))
 		ssmcmd_free(&ssm);
 	(void)ssmcmd_match(s, NULL);
+	(void)proxyjump_via_ssh(s);
 	if ((n = proxyjump_parse(s, &hops)) > 0) {
 		for (int i = 0; i < n; i++)
 			if (hops[i].host == NULL || hops[i].host[0] == '\0' ||

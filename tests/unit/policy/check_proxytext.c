@@ -313,6 +313,27 @@ START_TEST(jump_parse)
 }
 END_TEST
 
+/* Is the proxy ssh itself?  ProxyJump's own command (quoted words, as
+ * facts_proxy_command writes it) and the usual ProxyCommand forms are;
+ * a relay, an SSM CLI and a shell wrapper are not. */
+START_TEST(jump_via_ssh)
+{
+	ck_assert(proxyjump_via_ssh("'/usr/bin/ssh' '-oBatchMode=yes' '-W' '[h]:22' 'bastion'"));
+	ck_assert(proxyjump_via_ssh("ssh -W %h:%p jump"));
+	ck_assert(proxyjump_via_ssh("exec ssh -q jump nc %h %p"));
+	ck_assert(proxyjump_via_ssh("env LC_ALL=C /opt/bin/ssh -W [h]:22 j"));
+	ck_assert(proxyjump_via_ssh("A=1 B=2 ssh -W h:22 j"));
+	ck_assert(!proxyjump_via_ssh("nc %h %p"));
+	ck_assert(!proxyjump_via_ssh("/usr/bin/sshpass -p x ssh -W h:22 j"));
+	ck_assert(!proxyjump_via_ssh("aws ssm start-session --target %h"));
+	ck_assert(!proxyjump_via_ssh("sh -c 'ssh -W %h:%p jump'"));
+	ck_assert(!proxyjump_via_ssh("exec"));
+	ck_assert(!proxyjump_via_ssh("'unbalanced"));
+	ck_assert(!proxyjump_via_ssh(""));
+	ck_assert(!proxyjump_via_ssh(NULL));
+}
+END_TEST
+
 static Suite *
 proxytext_suite(void)
 {
@@ -333,6 +354,7 @@ proxytext_suite(void)
 	    (int)(sizeof(ssm_table) / sizeof(ssm_table[0])));
 	tcase_add_test(tm, ssm_null);
 	tcase_add_test(tm, jump_parse);
+	tcase_add_test(tm, jump_via_ssh);
 	suite_add_tcase(s, tm);
 	return s;
 }

@@ -458,29 +458,51 @@ START_TEST(tuning_model)
 	struct route_tuning t;
 
 	/* scp's own pipeline is the floor on the standard route, far ... */
-	route_tuning(ROUTE_STANDARD, 50, false, &t);
+	route_tuning(ROUTE_STANDARD, 50, false, false, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	ck_assert_uint_ge(t.read_inflight, ROUTE_SCP_INFLIGHT);
 	/* ... and near (a master's buffers between), and unmeasured. */
-	route_tuning(ROUTE_STANDARD, 0.1, false, &t);
+	route_tuning(ROUTE_STANDARD, 0.1, false, false, &t);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SCP_INFLIGHT);
-	route_tuning(ROUTE_STANDARD, -1, false, &t);
+	route_tuning(ROUTE_STANDARD, -1, false, false, &t);
 	ck_assert_uint_ge(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	/* Far bypass with channels (an upload): reads shared, writes per
 	 * channel. */
-	route_tuning(ROUTE_FRESH, 50, false, &t);
+	route_tuning(ROUTE_FRESH, 50, false, false, &t);
 	ck_assert_int_eq(t.channels, 4);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_FAST);
 	ck_assert_uint_eq(t.chunk_max, 0);
-	route_tuning(ROUTE_PROXIED, 0.1, false, &t);
+	route_tuning(ROUTE_PROXIED, 0.1, false, false, &t);
 	ck_assert_int_eq(t.channels, 1);
+	/* Through a relay: scp's pipeline at least per channel, and more
+	 * the farther ... */
+	route_tuning(ROUTE_PROXIED, 50, false, false, &t);
+	ck_assert_uint_ge(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	/* ... but through ssh (a jump host) a few of its windows per
+	 * connection, near or far: its window holds the rate per round
+	 * trip.  A fresh pool through the jump (beside a master) too. */
+	route_tuning(ROUTE_PROXIED, 50, false, true, &t);
+	ck_assert_uint_eq(t.read_inflight,
+	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT / ROUTE_MAX_CHANNELS);
+	ck_assert_uint_lt(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	route_tuning(ROUTE_PROXIED, 150, false, true, &t);
+	ck_assert_uint_eq(t.read_inflight,
+	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT / ROUTE_MAX_CHANNELS);
+	route_tuning(ROUTE_PROXIED, 0.5, false, true, &t);
+	ck_assert_uint_eq(t.read_inflight,
+	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT / ROUTE_MAX_CHANNELS);
+	route_tuning(ROUTE_FRESH, 50, false, true, &t);
+	ck_assert_uint_eq(t.read_inflight,
+	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT / ROUTE_MAX_CHANNELS);
+	/* Writes are what they were: held to the server's window. */
+	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
 	/* SSM: the session's own budget and small pieces, however big the
 	 * file: a session that comes up late still finds work. */
-	route_tuning(ROUTE_SSM_PARALLEL, 50, false, &t);
+	route_tuning(ROUTE_SSM_PARALLEL, 50, false, false, &t);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_SSM);
