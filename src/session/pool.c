@@ -346,6 +346,34 @@ pool_probe_done(struct pool_job *j, double rtt)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* The round trip, for the channel count (route_channels) and for a
+ * probing pool's count of connections.  A keepalive measures it: a round
+ * trip in series before the connection's channels open.  All of a pool's
+ * connections go the same way (one server, one kind of proxy), so one
+ * that comes up after another has measured takes that one's.  A probing
+ * pool's first connection with one channel needs none once its far
+ * banner has started the others. */
+static double
+pool_rtt(struct pool_job *j, bool first)
+{
+	struct pool *b = j->pool;
+	double rtt;
+	bool need;
+
+	pthread_mutex_lock(&b->lock);
+	rtt = b->rtt_ms;
+	need = b->per > 1 || (first && !b->expanded);
+	pthread_mutex_unlock(&b->lock);
+	if (rtt >= 0 || !need)
+		return rtt;
+	rtt = b->dial->measure_rtt(j->ssh);
+	pthread_mutex_lock(&b->lock);
+	if (rtt >= 0 && b->rtt_ms < 0)
+		b->rtt_ms = rtt;
+	pthread_mutex_unlock(&b->lock);
+	return rtt;
+}
+
 static void *
 pool_connect_one(void *arg)
 {
@@ -418,7 +446,7 @@ pool_connect_one(void *arg)
 		pthread_mutex_unlock(&j->pool->lock);
 		pool_reap(old);
 	}
-	double rtt = j->pool->per > 1 || first ? j->pool->dial->measure_rtt(j->ssh) : -1;
+	double rtt = pool_rtt(j, first);
 
 	if (first)
 		pool_probe_done(j, rtt);
@@ -718,6 +746,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->per = per;
 	b->window = h->window;
 	b->t0 = clock_now();
+	b->rtt_ms = -1;
 	b->proxy = h->proxy ? xstrdup(h->proxy) : NULL;
 	b->direct = h->direct ? xstrdup(h->direct) : NULL;
 	b->dial = h->dial != NULL ? h->dial : &pool_dial_ssh;

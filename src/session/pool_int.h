@@ -95,6 +95,8 @@ struct pool {
 	bool joined;		/* its owner is joining the threads */
 	char *proxy, *direct;	/* the jobs' (outlive the caller's copies) */
 	struct sftp_limits limits;	/* the first SFTP handshake's, for the rest */
+	double rtt_ms;		/* the first keepalive's round trip, for the
+				   rest (pool_rtt); < 0: none yet */
 	const struct pool_dialer *dial;	/* how a connection is made */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

@@ -33,6 +33,7 @@ static atomic_int opens;	/* open calls */
 static atomic_int live_ssh;	/* fake connections not closed (refs > 0) */
 static atomic_int live_sftp;	/* fake SFTP sessions not closed */
 static atomic_int granted;	/* channels the fake streams gave */
+static atomic_int measured;	/* measure_rtt calls */
 
 /* The jobs open was called for (its cb_arg), and how often each. */
 #define FAKE_MAX_JOBS 64
@@ -52,6 +53,7 @@ fake_reset(struct fake_how h)
 	fake = h;
 	atomic_store(&opens, 0);
 	atomic_store(&granted, 0);
+	atomic_store(&measured, 0);
 	pthread_mutex_lock(&seen_lock);
 	nseen = 0;
 	pthread_mutex_unlock(&seen_lock);
@@ -104,6 +106,7 @@ static double
 fake_measure(struct sshconn *c)
 {
 	(void)c;
+	atomic_fetch_add(&measured, 1);
 	return fake.rtt_ms;
 }
 
@@ -393,6 +396,44 @@ START_TEST(climb_room_channels)
 }
 END_TEST
 
+/* One keepalive per pool: a connection that comes up after the first
+ * measured takes its round trip (the same way to the same server), and a
+ * probing pool's lead with one channel needs none once its far banner
+ * has started the others.  A near lead measures: its count depends on it. */
+START_TEST(rtt_once)
+{
+	struct pool_how h = { .n = 1, .per = ROUTE_MAX_CHANNELS, .room = 3, .dial = &fake_dial };
+	int each = route_channels(50, 3, ROUTE_MAX_CHANNELS);
+	struct pool *b;
+
+	fake_reset((struct fake_how){ .rtt_ms = 50 });
+	b = pool_start(&opts, &cfg, &h);
+	ck_assert(!pool_wait(b, false));
+	ck_assert_int_eq(atomic_load(&measured), 1);
+	ck_assert_int_eq(pool_climb(b, 2), 2);
+	pool_wait_all(b);
+	pool_climb_end(b);
+	ck_assert_int_eq(pool_up(b), 3);
+	ck_assert_int_eq(atomic_load(&measured), 1);
+	/* The climbed ones sized their channels from the first's round trip. */
+	ck_assert_int_eq(atomic_load(&granted),
+	    route_channels(50, 1, ROUTE_MAX_CHANNELS) + 2 * each);
+	ck_assert_int_eq(drain_and_end(b), atomic_load(&granted));
+
+	struct pool_how far = { .n = 4, .per = 1, .probe = true, .dial = &fake_dial };
+
+	fake_reset((struct fake_how){ .banner_ms = 50, .rtt_ms = 50 });
+	ck_assert_int_eq(drain_and_end(pool_start(&opts, &cfg, &far)), 4);
+	ck_assert_int_eq(atomic_load(&measured), 0);
+
+	fake_reset((struct fake_how){ .rtt_ms = 0.2 });
+	b = pool_start(&opts, &cfg, &far);
+	pool_wait_all(b);
+	ck_assert_int_eq(atomic_load(&measured), 1);
+	ck_assert_int_eq(drain_and_end(b) > 0, 1);
+}
+END_TEST
+
 /* A climb that ends before it started anything: the copy's pool_next
  * returns once the planned ones are taken. */
 START_TEST(climb_ends_unused)
@@ -465,6 +506,7 @@ pool_suite(void)
 	tcase_add_test(tc, all_at_once);
 	tcase_add_test(tc, climb_room);
 	tcase_add_test(tc, climb_room_channels);
+	tcase_add_test(tc, rtt_once);
 	tcase_add_test(tc, climb_ends_unused);
 	tcase_add_test(tc, climb_room_only);
 	tcase_add_test(tc, spec_adopted_room);
