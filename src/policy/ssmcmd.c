@@ -17,7 +17,6 @@ base_name(const char *w)
 	return s != NULL ? s + 1 : w;
 }
 
-
 static void
 set_once(char **dst, const char *v)
 {

@@ -196,6 +196,8 @@ if grep -q "route proxied: " "$ROUTE_ERR_fscp"; then
 	check "$name" "through ssh -W: 1 MiB in flight per channel" \
 		grep -qE "^[^ :]+: debug: round trip [0-9.]+ ms: 1024 KiB in flight per SFTP channel" \
 		"$ROUTE_ERR_fscp"
+else
+	echo "  not checked: the copy stayed on ssh's route (no connection through the jump host's ssh)"
 fi
 join=$(sed -nE 's/^[^ :]+: climb: .*new ones take ([0-9.]+) s to join.*/\1/p' "$ROUTE_ERR_fscp" | head -1)
 echo "  climb: $(grep -E '^[^ :]+: climb: ' "$ROUTE_ERR_fscp" | tr '\n' '|'); first join: ${join:-none}"
