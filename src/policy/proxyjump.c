@@ -112,7 +112,6 @@ bool
 proxyjump_via_ssh(const char *proxycommand)
 {
 	char **w;
-	const char *prog, *base;
 	size_t i = 0;
 	bool r;
 
@@ -121,10 +120,7 @@ proxyjump_via_ssh(const char *proxycommand)
 	while (w[i] != NULL && (strcmp(w[i], "exec") == 0 || strcmp(w[i], "env") == 0 ||
 	    shwords_is_assignment(w[i])))
 		i++;
-	prog = w[i];
-	base = prog != NULL ? strrchr(prog, '/') : NULL;
-	base = base != NULL ? base + 1 : prog;
-	r = base != NULL && strcmp(base, "ssh") == 0;
+	r = w[i] != NULL && strcmp(shwords_base_name(w[i]), "ssh") == 0;
 	shwords_free(w);
 	return r;
 }

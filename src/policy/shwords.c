@@ -112,3 +112,11 @@ shwords_is_assignment(const char *w)
 	}
 	return false;
 }
+
+const char *
+shwords_base_name(const char *w)
+{
+	const char *s = strrchr(w, '/');
+
+	return s != NULL ? s + 1 : w;
+}

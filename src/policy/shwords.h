@@ -18,5 +18,7 @@ bool shwords_is_op(const char *w);
 /* Whether word w is a VAR=value assignment, as a shell takes it before a
  * command's name. */
 bool shwords_is_assignment(const char *w);
+/* A command word's program name without its directory. */
+const char *shwords_base_name(const char *w);
 
 #endif

@@ -9,14 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *
-base_name(const char *w)
-{
-	const char *s = strrchr(w, '/');
-
-	return s != NULL ? s + 1 : w;
-}
-
 static void
 set_once(char **dst, const char *v)
 {
@@ -130,7 +122,7 @@ check_simple(char **w, size_t i, size_t end, struct ssm_env env,
     struct ssmcmd *info, int depth)
 {
 	for (; i < end; i++) {
-		const char *b = base_name(w[i]);
+		const char *b = shwords_base_name(w[i]);
 
 		if (shwords_is_assignment(w[i])) {
 			const char *val = strchr(w[i], '=') + 1;
