@@ -124,3 +124,9 @@ proxyjump_via_ssh(const char *proxycommand)
 	shwords_free(w);
 	return r;
 }
+
+bool
+proxyjump_host_via_ssh(const char *proxycommand, const char *proxyjump)
+{
+	return proxycommand != NULL ? proxyjump_via_ssh(proxycommand) : proxyjump != NULL;
+}

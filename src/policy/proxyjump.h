@@ -27,5 +27,9 @@ void proxyjump_free(struct proxyjump_hop *hops, int n);
  * one channel of that ssh's connection, held to ssh's channel window.
  * A command wrapped in a shell (sh -c '...') is not looked into. */
 bool proxyjump_via_ssh(const char *proxycommand);
+/* The same for a host's configuration: its ProxyCommand when it has one
+ * (facts_proxy_command takes it first, as ssh does), else whether it has
+ * a ProxyJump. */
+bool proxyjump_host_via_ssh(const char *proxycommand, const char *proxyjump);
 
 #endif

@@ -44,6 +44,7 @@
  * ssh's, with several SFTP channels (proxied), from 8 MiB. */
 #include "config.h"
 #include "policy/route.h"
+#include "policy/proxyjump.h"
 #include "policy/sshcfg.h"
 
 #include <stdio.h>
@@ -444,24 +445,34 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 			out->grow = true;
 			return;
 		}
-		/* Measured near, the ssh that listed is up and the copy is
-		 * bound by CPU: a second connection adds a proxy, a handshake
-		 * and (through a jump host) the jump's second layer of
-		 * encryption on the same cores.  256 MiB downloaded through a
-		 * near ProxyJump took 1.20 s proxied and 1.16 s on ssh's own
-		 * connection (scp: 1.21 s); 64 MiB through a near ProxyCommand
-		 * relay 0.84x of scp's speed proxied.  (Only a listing measures
-		 * the round trip before the route is set: an upload's
-		 * proxied connection, which beats ssh's, is not held back.) */
-		if (!forced && near_rtt(in)) {
-			snprintf(why, sizeof(why), "%s and no ControlMaster is live; the server "
-			    "answers within %.0f ms", what, ROUTE_NEAR_MS);
-			standard(out, why);
-			return;
-		}
 		if (!forced && in->bytes < ROUTE_PROXIED_MIN_BYTES) {
 			snprintf(why, sizeof(why), "%s and no ControlMaster is live; %s to move",
 			    what, size);
+			standard(out, why);
+			return;
+		}
+		/* Measured near, the copy is bound by CPU.  Through ssh
+		 * itself (a jump host), ssh's copy passes one ssh process
+		 * more than a connection of fscp's own through the same
+		 * proxy (scp, ssh, then ssh -W), which costs it much of its
+		 * speed and CPU: the copy leaves the listing ssh for the
+		 * connection started beside it.  Through any other proxy
+		 * ssh's copy is as cheap, and a second proxy and handshake
+		 * only take CPU from it: it goes on over ssh. */
+		if (!forced && near_rtt(in)) {
+			if (proxyjump_host_via_ssh(cfg->proxycommand, cfg->proxyjump)) {
+				out->kind = ROUTE_PROXIED;
+				out->connections = in->connections_wanted > 0 ?
+				    clamp_conns(in->connections_wanted) : 1;
+				out->rest_listing = true;
+				snprintf(out->reason, sizeof(out->reason),
+				    "%s; the server answers in %.2f ms through ssh: the copy (%s) "
+				    "leaves the listing ssh for a connection through the same "
+				    "proxy", what, in->rtt_ms, size);
+				return;
+			}
+			snprintf(why, sizeof(why), "%s and no ControlMaster is live; the server "
+			    "answers within %.0f ms", what, ROUTE_NEAR_MS);
 			standard(out, why);
 			return;
 		}

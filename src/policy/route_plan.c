@@ -17,10 +17,14 @@
  * Growth.  The listing measured the round trip: far, new connections join
  * the copy already running on the listing one; near, the copy is bound by
  * CPU, so a near server gets what route_near_connections gives and the
- * listing connection (an ssh process, slower than libssh) rests.  Beside
- * a near master nothing is added: the copy stays on it (route_decide). */
+ * listing connection (an ssh process, slower than libssh) rests.  Through
+ * a jump host near, the listing ssh rests too, and the connection started
+ * beside it carries the copy.
+ * Beside a near master nothing is added: the copy stays on it
+ * (route_decide). */
 #include "config.h"
 #include "policy/route_plan.h"
+#include "policy/proxyjump.h"
 #include "policy/sshcfg.h"
 
 #include <stdio.h>
@@ -114,10 +118,13 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		s->via_proxy = f->has_proxy;
 		plan_channels(f, s);
 		s->spec = s->staged = true;
-		/* Through a proxy it never lists, and a near one keeps its
-		 * copy on ssh (route_decide): its handshake would only take
-		 * CPU from ssh's copy, so it stops at a near banner. */
-		s->far_only = f->has_proxy;
+		/* Through a proxy it never lists (no TCP handshake of its
+		 * own tells near).  Through ssh itself it carries a near
+		 * copy as well as a far one (route_decide), so it comes up
+		 * whatever it measures; through any other proxy a near one
+		 * keeps its copy on ssh, and it stops at a near banner. */
+		s->far_only = f->has_proxy && !proxyjump_host_via_ssh(f->cfg->proxycommand,
+		    f->cfg->proxyjump);
 		if (!f->has_proxy) {
 			p->spec_lists_ms = ROUTE_NEAR_MS;
 			p->spec_wait_s = ROUTE_PLAN_SPEC_WAIT_S;
@@ -249,6 +256,23 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		b->staged = true;
 		b->room = ROUTE_CLIMB_MAX_CONNS - 1;
 		snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
+		    d.reason);
+		return;
+	}
+	if (d.rest_listing) {
+		/* Near, through ssh itself: the copy moves to the connection
+		 * started beside the listing (the session waits for it), and
+		 * is bound by CPU: what route_near_connections gives, unless
+		 * the user set the count. */
+		int near = route_near_connections(m->rtt_ms, f->cores);
+
+		g->grow = true;
+		g->kind = ROUTE_PROXIED;
+		g->rest_listing = true;
+		b->n = f->connections > 0 ? d.connections : near > 0 ? near : 1;
+		b->via_proxy = true;
+		plan_channels(f, b);
+		snprintf(g->reason, sizeof(g->reason), "route proxied: %s (after listing)",
 		    d.reason);
 		return;
 	}

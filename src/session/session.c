@@ -843,6 +843,10 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	want = g.pool.n;
 	if (want == 0 && pool_speculative(s->pending))
 		session_pool_end(s, false);
+	/* The listing one rests: the copy waits for the connection started
+	 * beside it (mostly up by now), or for a new one if it failed. */
+	if (g.rest_listing && pool_speculative(s->pending))
+		(void)pool_wait(s->pending, true);
 	int adopted = session_spec_adopt(s, want);
 	/* The room of the one opened beside the listing, if it is still
 	 * coming (the listing was quicker). */

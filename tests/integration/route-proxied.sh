@@ -21,6 +21,9 @@ unset FSCP_ROUTE FSCP_CONNECTIONS FSCP_SSM_DIRECT
 route_host "bastion-pc" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" \
 	"ProxyCommand ssh -F $SSH_CONFIG -W %h:%p fscp-test"
 route_host "bastion-pj" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" "ProxyJump fscp-test"
+# A proxy that is not ssh: ssm-sim with every SSM effect off, a plain relay.
+route_host "bastion-nc" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" \
+	"ProxyCommand ${FSCP_TOOLS_BUILDDIR:-$PWD/tests/tools}/ssm-sim -s 0 -c 0 -d 0 -m 0 -p 262144 127.0.0.1:%p"
 route_host "bastion-false" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" \
 	"ProxyCommand sh -c 'echo proxy says no >&2; exit 1'"
 # The same target with a wrong key on record.
@@ -60,61 +63,69 @@ proxied_case "proxied: upload -r -p via ProxyJump" --setup setup --expect-rc 0 -
 proxied_case "proxied: upload -p via ProxyJump" --setup setup --expect-rc 0 --no-stderr --times -- \
 	-v -p src/big.bin bastion-pj:dst/
 
-# The connection started beside a download's listing pays only far away.
-# Through a proxy fscp has no TCP handshake of its own to time, and the
-# banner comes after the proxy's and sshd's starts; the key exchange (-vv)
-# takes about one round trip.  One within the bar (route_plan_spec_stops,
-# ~33 ms) stops before the target's login: then fscp's logins are scp's
-# plus at most that connection's bastion login.
-spec_stopped_near() {	# name
-	local name=$1 kex
-	kex=$(sed -n 's/.*the key exchange took \([0-9.]*\) ms.*/\1/p' "$ROUTE_ERR_fscp" | head -1)
-	if [ -n "$kex" ] && awk -v k="$kex" 'BEGIN { exit !(k < 32) }'; then
-		check "$name" "a key exchange of $kex ms stopped the connection beside the listing" \
-			grep -q "the key exchange was done after .*: not far, the speculative connection stops" \
-			"$ROUTE_ERR_fscp"
-	fi
-	if grep -q "not far, the speculative connection stops" "$ROUTE_ERR_fscp"; then
-		check "$name" "stopped, it never logged in to the target (logins: fscp $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
-			test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + 1))
-	else
-		echo "note: $name: the connection beside the listing went on:" \
-			"$(grep -E "first bytes came|key exchange took" "$ROUTE_ERR_fscp" | tr '\n' ' ')"
-	fi
+# The connection started beside a download's listing through a proxy:
+# through ssh itself (ProxyJump's ssh -W, or a ProxyCommand that runs ssh,
+# as both hosts here have) it carries a near copy as well as a far one,
+# so it goes on whatever its key exchange (-vv) measured.
+spec_went_on() {	# name
+	local name=$1
+	check "$name" "through ssh, the connection beside the listing did not stop" \
+		eval '! grep -q "not far, the speculative connection stops" "$ROUTE_ERR_fscp"'
 }
 
 # A download lists over ssh first, then decides with the round trip that
-# listing measured: near (under 2 ms) a second proxy and handshake do not
-# pay, whatever the size, and the copy stays on the listing connection; a
-# slower measure (a sanitizer build through two ssh hops) keeps it there
-# while the climb measures ssh's goodput, or, slower still, takes the
-# proxied route.
-name="download of 9 MiB decided after listing"
-route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p bastion-pc:src/big.bin dst/
+# listing measured.  Near (under 2 ms) through ssh itself, ssh's copy
+# would pass one ssh process more than fscp's connection through the same
+# proxy: the copy leaves the listing ssh for the connection started beside
+# it.  A slower measure (a sanitizer build through two ssh hops) keeps the
+# copy on ssh while the climb measures ssh's goodput, or, slower still,
+# takes the proxied route with ssh's connection carrying its share.
+near_jump_case() {	# name, then fscp's operands
+	local name=$1 got
+	shift
+	route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p "$@" dst/
+	check "$name" "it listed over ssh first" \
+		grep -qE "route standard: (ProxyCommand is not AWS SSM|ProxyJump host is not reached through AWS SSM).*size unknown until listed" "$ROUTE_ERR_fscp"
+	check "$name" "it decided after listing (near: left ssh; slower: on ssh, or proxied)" \
+		grep -qE "route proxied: .*the server answers in [0-9.]+ ms through ssh: the copy \(9.0 MiB\) leaves the listing ssh for a connection through the same proxy \(after listing\)|route stays standard: .*the copy \(9.0 MiB\) goes on over ssh|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
+	spec_went_on "$name"
+	if grep -q "leaves the listing ssh" "$ROUTE_ERR_fscp"; then
+		check "$name" "the connection opened while listing carried the copy" \
+			grep -q "the connection opened while listing joins the copy" "$ROUTE_ERR_fscp"
+		# ssh -v's last words: what its connection moved.
+		got=$(sed -nE 's/^Transferred: sent [0-9]+, received ([0-9]+) bytes.*/\1/p' "$ROUTE_ERR_fscp" |
+			sort -n | tail -1)
+		check "$name" "the listing ssh rested: it received ${got:-nothing} bytes, not the file's 9 MiB" \
+			test "${got:-0}" -lt 1048576
+		check "$name" "logins: scp's plus the connection's bastion and target ($(climbed) climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+			test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + 2 + 2 * $(climbed)))
+	elif grep -q "route stays standard: .*goes on over ssh" "$ROUTE_ERR_fscp"; then
+		# Measured slower (a busy sanitizer build): the copy goes on over
+		# ssh's connection, and one through the proxy joins only when the
+		# climb adds it.
+		check "$name" "staying on ssh's, a connection joined only if the climb added it" \
+			eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp" || test "$(climbed)" -gt 0'
+	fi
+}
+near_jump_case "download of 9 MiB via a ProxyCommand that runs ssh, decided after listing" \
+	bastion-pc:src/big.bin
+near_jump_case "download via ProxyJump decided after listing" bastion-pj:src/big.bin
+
+# Through a proxy that is not ssh, a near copy stays on ssh's connection,
+# and the connection beside the listing stops at a near key exchange.
+name="download of 9 MiB via a plain relay, decided after listing"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p bastion-nc:src/big.bin dst/
 check "$name" "it listed over ssh first" \
 	grep -q "route standard: ProxyCommand is not AWS SSM.*size unknown until listed" "$ROUTE_ERR_fscp"
 check "$name" "it decided after listing (stayed near, proxied farther)" \
-	grep -qE "route stays standard: .*9.0 MiB to move|route stays standard: ProxyCommand .*the server answers within 2 ms|route stays standard: .*the copy \(9.0 MiB\) goes on over ssh|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
-spec_stopped_near "$name"
-
-# Through a near jump host a second connection adds only the jump's second
-# layer of encryption: whatever the size, a download measured near stays on
-# ssh's connection; one measured slower takes the proxied route.
-name="download via ProxyJump decided after listing"
-route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p bastion-pj:src/big.bin dst/
-check "$name" "it stayed on ssh's for a near jump (or went proxied, measured far)" \
-	grep -qE "route stays standard: ProxyJump .*the server answers (within 2 ms|in .* goes on over ssh)|route proxied: .*\(after listing\)" "$ROUTE_ERR_fscp"
-spec_stopped_near "$name"
+	grep -qE "route stays standard: ProxyCommand .*the server answers within 2 ms|route stays standard: .*the copy \(9.0 MiB\) goes on over ssh|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
 if grep -q "route stays standard: .*the server answers within 2 ms" "$ROUTE_ERR_fscp"; then
-	# (the connection opened beside the listing, in case it paid, is cut)
 	check "$name" "staying standard, no second connection joined the copy" \
 		eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp"'
-elif grep -q "route stays standard: .*goes on over ssh" "$ROUTE_ERR_fscp"; then
-	# Measured slower (a busy sanitizer build): the copy goes on over
-	# ssh's connection, and one through the proxy joins only when the
-	# climb adds it.
-	check "$name" "staying on ssh's, a connection joined only if the climb added it" \
-		eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp" || test "$(climbed)" -gt 0'
+	if grep -q "not far, the speculative connection stops" "$ROUTE_ERR_fscp"; then
+		check "$name" "stopped, it never logged in to the target (logins: fscp $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+			test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + 1))
+	fi
 fi
 
 # Forced: the download grows onto the proxied route after listing.

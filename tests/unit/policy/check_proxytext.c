@@ -331,6 +331,11 @@ START_TEST(jump_via_ssh)
 	ck_assert(!proxyjump_via_ssh("'unbalanced"));
 	ck_assert(!proxyjump_via_ssh(""));
 	ck_assert(!proxyjump_via_ssh(NULL));
+	/* A host's: its ProxyCommand decides when it has one. */
+	ck_assert(proxyjump_host_via_ssh(NULL, "bastion"));
+	ck_assert(proxyjump_host_via_ssh("ssh -W %h:%p j", NULL));
+	ck_assert(!proxyjump_host_via_ssh("nc %h %p", "bastion"));
+	ck_assert(!proxyjump_host_via_ssh(NULL, NULL));
 }
 END_TEST
 

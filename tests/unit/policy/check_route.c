@@ -41,6 +41,7 @@ static const char *cfg_jump_bastion = "host ssm-bastion\nhostname i-0bas\n" BASE
     "AWS-StartSSHSession --parameters 'portNumber=%p'\"\n";
 static const char *cfg_nc = CFG_NC;
 static const char *cfg_corkscrew = CFG_CORKSCREW;
+static const char *cfg_ssh_w = CFG_SSH_W;
 
 enum { NO = 0, YES = 1 };
 
@@ -238,14 +239,21 @@ START_TEST(decide_after_listing)
 		{ &cfg_cm_auto, YES, 256 * MiB, 8.0, ROUTE_STANDARD },
 		{ &cfg_cm_auto, YES, 256 * MiB, 10.0, ROUTE_FRESH },
 		{ &cfg_cm_auto, YES, 16 * MiB, 50, ROUTE_FRESH },
-		/* a near proxy or jump host: a second connection through it
-		 * does not pay (the listing ssh carries the copy) */
+		/* a near proxy: a second connection through it does not
+		 * pay (the listing ssh carries the copy) */
 		{ &cfg_nc, NO, 16 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 64 * MiB, 2.5, ROUTE_PROXIED },
 		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
-		{ &cfg_jump, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
+		/* a near proxy that is ssh itself (a jump host): the copy
+		 * leaves the listing ssh for the connection beside it, once
+		 * it pays for that connection's proxy */
+		{ &cfg_jump, NO, 1024 * MiB, 0.1, ROUTE_PROXIED },
+		{ &cfg_jump, NO, 8 * MiB, 1.9, ROUTE_PROXIED },
+		{ &cfg_jump, NO, 8 * MiB - 1, 0.1, ROUTE_STANDARD },
+		{ &cfg_ssh_w, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
 		{ &cfg_jump, NO, 8 * MiB, 50, ROUTE_PROXIED },
+		{ &cfg_ssh_w, NO, 64 * MiB, 10, ROUTE_PROXIED },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -262,6 +270,13 @@ START_TEST(decide_after_listing)
 		ck_assert_msg(d.kind == t[i].kind, "row %zu: got %s (%s)", i,
 		    route_name(d.kind), d.reason);
 		ck_assert(!d.grow);
+		/* Only a near one through ssh leaves the listing ssh. */
+		ck_assert_msg(d.rest_listing == (t[i].kind == ROUTE_PROXIED && t[i].rtt < 2 &&
+		    (t[i].cfg == &cfg_jump || t[i].cfg == &cfg_ssh_w)), "row %zu: rest %d (%s)",
+		    i, d.rest_listing, d.reason);
+		ck_assert_msg(!d.rest_listing || (d.window_Bps == 0 && d.connections == 1 &&
+		    strstr(d.reason, "through ssh: the copy") != NULL), "row %zu: %s", i,
+		    d.reason);
 		sshcfg_free(&cfg);
 	}
 }
@@ -626,7 +641,7 @@ START_TEST(small_skips_config)
 {
 	static const char **cfgs[] = { &cfg_plain, &cfg_cm_auto, &cfg_cm_client,
 		&cfg_ssm_doc, &cfg_ssm_bare, &cfg_ssm_env, &cfg_ssm_cm, &cfg_jump, &cfg_nc,
-		&cfg_corkscrew };
+		&cfg_corkscrew, &cfg_ssh_w };
 	static const long long sizes[] = { 0, 1, 100 * KiB, ROUTE_LEAST_BYTES - 1 };
 	static const int cores[] = { 1, 2, 64 };
 	static const double cpu_s[] = { 0, 0.01, 3 }, rtt_ms[] = { 0, 0.5, 50, 300 };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "policy/route_plan.h"
+#include "policy/proxyjump.h"
 #include "policy/sshcfg.h"
 #include "policy/ssmcmd.h"
 #include "route_cfgs.h"
@@ -100,6 +101,10 @@ static const struct open_row {
 	  ROUTE_STANDARD, 0, 0, NO, NO, NO, 0, NO, YES, NO, 0, NO, NO, NO, NO },
 	{ "proxy download", { CFG_NC, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
+	{ "jump download", { CFG_JUMP, .cores = 2 }, -1, ROUTE_STANDARD,
+	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
+	{ "ssh -W download", { CFG_SSH_W, .cores = 2 }, -1, ROUTE_STANDARD,
+	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
 	{ "proxy big", { CFG_NC, .cores = 2 }, GiB, ROUTE_PROXIED,
 	  1, 8, YES, NO, YES, 0, NO, NO, NO, 0, NO, NO, NO, NO },
 	{ "jump big", { CFG_JUMP, .cores = 2 }, GiB, ROUTE_PROXIED,
@@ -172,9 +177,11 @@ START_TEST(plan_open_table)
 		ck_assert_int_eq(p.spec.via_proxy, r->spec_proxy);
 		ck_assert_int_eq(p.spec.probe, r->spec_probe);
 		ck_assert_int_eq(p.spec.delay_s > 0, r->spec_delayed);
-		/* The one beside a master, or through a proxy, pays only far
-		 * away: it stops at a near banner. */
-		ck_assert_int_eq(p.spec.far_only, r->spec_delayed || r->spec_proxy);
+		/* The one beside a master, or through a proxy other than ssh,
+		 * pays only far away: it stops at a near banner.  Through ssh
+		 * it carries a near copy too. */
+		ck_assert_int_eq(p.spec.far_only, r->spec_delayed || (r->spec_proxy &&
+		    !proxyjump_host_via_ssh(cfg.proxycommand, cfg.proxyjump)));
 		ck_assert_ptr_nonnull(p.spec_why);
 		/* The one beside a listing keeps the climb's room (the
 		 * growth may take it before it is up); 16 in all. */
@@ -246,8 +253,20 @@ static const struct grow_row {
 	{ "jump 20 ms", { CFG_JUMP, .cores = 2 }, 64 * MiB, 20, NO, YES, ROUTE_STANDARD, 0, YES,
 	  YES, NO, "ProxyJump host is not reached through AWS SSM; the server answers in "
 	  "20.00 ms, where ssh's window allows 105 MB/s" },
-	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, NO, 0, 0, NO, NO, NO,
-	  "route stays standard: ProxyJump host" },
+	{ "near jump", { CFG_JUMP, .cores = 2 }, GiB, 0.1, NO, YES, ROUTE_PROXIED, 1, YES, NO,
+	  YES, "route proxied: ProxyJump host is not reached through AWS SSM; the server "
+	  "answers in 0.10 ms through ssh: the copy (1.0 GiB) leaves the listing ssh for a "
+	  "connection through the same proxy (after listing)" },
+	{ "near jump, 8 cores", { CFG_JUMP, .cores = 8 }, GiB, 0.1, NO, YES, ROUTE_PROXIED, 4,
+	  YES, NO, YES, "leaves the listing ssh" },
+	{ "near jump, 3 asked", { CFG_JUMP, .connections = 3, .cores = 8 }, GiB, 0.1, NO, YES,
+	  ROUTE_PROXIED, 3, YES, NO, YES, "leaves the listing ssh" },
+	{ "near ssh -W", { CFG_SSH_W, .cores = 2 }, 64 * MiB, 1.5, NO, YES, ROUTE_PROXIED, 1,
+	  YES, NO, YES, "ProxyCommand is not AWS SSM; the server answers in 1.50 ms through "
+	  "ssh" },
+	{ "near jump, small", { CFG_JUMP, .cores = 2 }, 4 * MiB, 0.1, NO, NO, 0, 0, NO, NO,
+	  NO, "route stays standard: ProxyJump host is not reached through AWS SSM and no "
+	  "ControlMaster is live; 4.0 MiB to move" },
 	{ "master near", { CFG_CM_AUTO, YES, .cores = 2 }, 256 * MiB, 0.1, NO, NO, 0, 0,
 	  NO, NO, NO, "answers in 0.10 ms, within what the master's window covers: the copy (256.0 MiB) stays" },
 	{ "master near, slow machine, 8 cores", { CFG_CM_AUTO, YES, .cores = 8 }, GiB, 0.8,

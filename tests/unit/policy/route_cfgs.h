@@ -15,6 +15,8 @@
 #define CFG_JUMP "host inner\nhostname 10.0.0.5\n" BASE "proxyjump ssm-bastion\n"
 #define CFG_NC "host old\nhostname old.example\n" BASE \
 	"proxycommand nc -X connect -x proxy:3128 %h %p\n"
+#define CFG_SSH_W "host inner2\nhostname 10.0.0.6\n" BASE \
+	"proxycommand exec ssh -W %h:%p bastion\n"
 #define CFG_CORKSCREW "host old\nhostname old.example\n" BASE \
 	"proxycommand corkscrew proxy.example 8080 %h %p\n" \
 	"controlmaster auto\ncontrolpath /tmp/cm-old\n"
