@@ -844,7 +844,8 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	if (want == 0 && pool_speculative(s->pending))
 		session_pool_end(s, false);
 	/* The listing one rests: the copy waits for the connection started
-	 * beside it (mostly up by now), or for a new one if it failed. */
+	 * beside it (mostly up by now); if that one failed, the listing one
+	 * carries the copy after all (below). */
 	if (g.rest_listing && pool_speculative(s->pending))
 		(void)pool_wait(s->pending, true);
 	int adopted = session_spec_adopt(s, want);
