@@ -414,7 +414,7 @@ pool_connect_one(void *arg)
 			pid_t pid = 0;
 
 			p.proxy_fd = proxycmd_spawn_metered(j->proxy, &pid, &hold,
-			    j->pool->meter, j->err, sizeof(j->err));
+			    j->pool->meter, j->pool->gather, j->err, sizeof(j->err));
 			pthread_mutex_lock(&j->pool->lock);
 			j->pid = pid;
 			if (j->pool->stop && pid > 0)
@@ -760,6 +760,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->probe = h->probe && n > 1;
 	b->spec = b->never_add = h->spec;
 	b->far_only = h->spec && h->far_only;
+	b->gather = h->gather;
 	b->delay_s = h->delay_s;
 	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
 	b->sized = b->limit == n;

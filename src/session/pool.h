@@ -55,6 +55,8 @@ struct pool_how {
 	long long bytes;	/* the copy's size (-1: not known yet) */
 	bool fixed;		/* the user set the count: waves, no re-plan */
 	double start_cpu_s;	/* FSCP_SSM_START_CPU (0: measured) */
+	bool gather;		/* the proxy hands data over in small messages
+				   (SSM): its relay lets them gather */
 	int limit;		/* > 0: no more than this many start until
 				   pool_trim says how many (a size unknown) */
 	int room;		/* > 0: this many more are held for the climb

@@ -93,7 +93,9 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
 		.spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
-		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s };
+		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s,
+		/* Through SSM, the data channel's small messages. */
+		.gather = s->facts.ssm };
 
 	return h;
 }

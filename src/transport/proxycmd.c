@@ -43,6 +43,7 @@ struct proxy_relay {
 	int err_child;	/* the child's stderr when held, else -1 */
 	struct proxycmd_hold *hold;
 	struct proxycmd_meter *meter;	/* NULL: not counted */
+	bool gather;	/* the child's output may gather (SSM) */
 };
 
 struct proxycmd_meter {
@@ -214,7 +215,7 @@ proxycmd_trickle_wait(struct proxycmd_trickle *t, size_t n, size_t up, double no
 	double gap, w;
 	bool trickle;
 
-	if (n == 0)	/* EINTR */
+	if (n == 0 || !t->gather)	/* EINTR, or not SSM's output */
 		return 0;
 	gap = now - t->last;
 	t->last = now;
@@ -240,7 +241,7 @@ relay_run(void *arg)
 	char buf[65536];
 	bool up = true, down = true;	/* sock->child, child->sock */
 	bool errs = r->err_child >= 0;	/* the child's stderr, held */
-	struct proxycmd_trickle trickle = { 0 };
+	struct proxycmd_trickle trickle = { .gather = r->gather };
 	double hold_until = 0;	/* the child's output gathers until then */
 	size_t got, up_since = 0;	/* bytes to the child since its last read */
 
@@ -335,12 +336,12 @@ int
 proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen)
 {
-	return proxycmd_spawn_metered(expanded, pid, hold, NULL, err, errlen);
+	return proxycmd_spawn_metered(expanded, pid, hold, NULL, false, err, errlen);
 }
 
 int
 proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
-    struct proxycmd_meter *m, char *err, size_t errlen)
+    struct proxycmd_meter *m, bool gather, char *err, size_t errlen)
 {
 	/* sp: libssh's socket and the relay's; pin/pout/perr: the child's
 	 * stdin, stdout and (held) stderr.  Kept in one array so that every
@@ -398,6 +399,7 @@ proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **
 	r->to_child = pin[1];
 	r->from_child = pout[0];
 	r->err_child = perr[0];
+	r->gather = gather;
 	if (m != NULL) {
 		atomic_fetch_add(&m->refs, 1);
 		r->meter = m;

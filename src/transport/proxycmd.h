@@ -35,10 +35,14 @@ int proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold *
 void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
 /* The same, with what the relay moves either way added to m (NULL: none):
  * the bytes several proxies carry, counted where they pass, are what an
- * SSM pool measures its goodput by.  The relays hold m until they end. */
+ * SSM pool measures its goodput by.  The relays hold m until they end.
+ * gather: the child's output comes in small messages (an SSM channel's),
+ * and the relay lets a trickle of them gather (the relay's pace, below);
+ * any other proxy's output is passed on as it comes, since there a small
+ * read is a reply that a request waits for. */
 struct proxycmd_meter;
 int proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
-    struct proxycmd_meter *m, char *err, size_t errlen);
+    struct proxycmd_meter *m, bool gather, char *err, size_t errlen);
 /* A meter (one reference, the caller's), its count so far, and a
  * reference given up (NULL-safe); the last one frees it. */
 struct proxycmd_meter *proxycmd_meter_new(void);
@@ -65,13 +69,15 @@ bool proxycmd_hold_has(struct proxycmd_hold *h, bool (*says)(const char *text, s
  * proxy is not held back.  Only the child's output waits: what libssh
  * sends meanwhile goes on at once.  And none waits while libssh sends more
  * than PROXYCMD_UP_QUIET between two reads (an upload: the trickle is its
- * replies, which the window waits for). */
+ * replies, which the window waits for).  Only SSM's output gathers: any
+ * other proxy's small reads are replies a request waits for. */
 #define PROXYCMD_BATCH		(32 * 1024)
 #define PROXYCMD_WAIT_S		0.008
 #define PROXYCMD_STREAK		4
 #define PROXYCMD_UP_QUIET	4096
 
 struct proxycmd_trickle {
+	bool gather;	/* the caller's: the output may gather at all (SSM) */
 	double last;	/* when the child's output was last read */
 	double waited;	/* the wait that followed that read */
 	int streak;	/* small reads in a row, each soon after the last */

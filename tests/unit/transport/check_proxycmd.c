@@ -115,7 +115,7 @@ hold_after_end(const char *cmd)
 	bool found;
 
 	setenv("SHELL", "/bin/sh", 1);
-	fd = proxycmd_spawn_metered(cmd, &pid, &hold, NULL, err, sizeof(err));
+	fd = proxycmd_spawn_metered(cmd, &pid, &hold, NULL, true, err, sizeof(err));
 	ck_assert_int_ge(fd, 0);
 	ck_assert_ptr_nonnull(hold);
 	read_all(fd, buf, sizeof(buf));
@@ -148,7 +148,7 @@ END_TEST
  * the reads behind a wait, bigger and a wait later, keep the streak. */
 START_TEST(trickle_ssm)
 {
-	struct proxycmd_trickle t = { 0 };
+	struct proxycmd_trickle t = { .gather = true };
 	double now = 10.0, w;
 
 	ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, 100, now), 0);
@@ -171,7 +171,7 @@ END_TEST
  * what 32 KiB takes at its rate. */
 START_TEST(trickle_no_wait)
 {
-	struct proxycmd_trickle t = { 0 };
+	struct proxycmd_trickle t = { .gather = true };
 	double now = 10.0, w;
 
 	for (int i = 0; i < 10; i++) {
@@ -184,7 +184,7 @@ START_TEST(trickle_no_wait)
 	}
 	ck_assert_double_eq(proxycmd_trickle_wait(&t, 0, 0, now), 0);
 	/* 4 KiB every 0.1 ms, 40 MB/s: 32 KiB take 0.8 ms. */
-	memset(&t, 0, sizeof(t));
+	t = (struct proxycmd_trickle){ .gather = true };
 	for (int i = 0; i <= PROXYCMD_STREAK; i++) {
 		now += 0.0001;
 		w = proxycmd_trickle_wait(&t, 4096, 0, now);
@@ -195,10 +195,26 @@ START_TEST(trickle_no_wait)
 	ck_assert_double_eq(proxycmd_trickle_wait(&t, 4096, 0, now), 0);
 	/* An upload: small replies 1 ms apart while libssh sends 64 KiB
 	 * between them; the replies never wait. */
-	memset(&t, 0, sizeof(t));
+	t = (struct proxycmd_trickle){ .gather = true };
 	for (int i = 0; i < 3 * PROXYCMD_STREAK; i++) {
 		now += 0.001;
 		ck_assert_double_eq(proxycmd_trickle_wait(&t, 90, 65536, now), 0);
+	}
+}
+END_TEST
+
+/* Any proxy but SSM's: the same trickle passes at once, read by read (a
+ * small read there is a reply that a request waits for: through nc, a
+ * ProxyCommand's ssh or a jump host, gathering held every round trip of a
+ * near server to the wait). */
+START_TEST(trickle_not_ssm)
+{
+	struct proxycmd_trickle t = { .gather = false };
+	double now = 10.0;
+
+	for (int i = 0; i < 4 * PROXYCMD_STREAK; i++) {
+		now += 0.0012;
+		ck_assert_double_eq(proxycmd_trickle_wait(&t, 1024, 100, now), 0);
 	}
 }
 END_TEST
@@ -217,6 +233,7 @@ proxycmd_suite(void)
 	tcase_add_test(ts, hold_finds_last_words);
 	tcase_add_test(ts, trickle_ssm);
 	tcase_add_test(ts, trickle_no_wait);
+	tcase_add_test(ts, trickle_not_ssm);
 	suite_add_tcase(s, ts);
 	return s;
 }
