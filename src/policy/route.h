@@ -115,10 +115,10 @@ struct route_decision {
 				   connections join only once its measured
 				   goodput shows the window binds
 				   (route_plan_climb) */
-	bool rest_listing;	/* proxied after a listing that ssh's window
-				   does not bind: the copy leaves the listing
-				   ssh for the connection through the same
-				   proxy */
+	bool rest_listing;	/* proxied after a listing that found the
+				   server near through ssh itself (a jump
+				   host): the copy leaves the listing ssh for
+				   the connection through the same proxy */
 	char reason[320];
 };
 
