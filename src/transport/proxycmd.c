@@ -43,7 +43,7 @@ struct proxy_relay {
 	int err_child;	/* the child's stderr when held, else -1 */
 	struct proxycmd_hold *hold;
 	struct proxycmd_meter *meter;	/* NULL: not counted */
-	bool gather;	/* the child's output may gather (SSM) */
+	struct proxycmd_trickle pace;	/* the child's output's (gather: SSM's) */
 };
 
 struct proxycmd_meter {
@@ -241,7 +241,6 @@ relay_run(void *arg)
 	char buf[65536];
 	bool up = true, down = true;	/* sock->child, child->sock */
 	bool errs = r->err_child >= 0;	/* the child's stderr, held */
-	struct proxycmd_trickle trickle = { .gather = r->gather };
 	double hold_until = 0;	/* the child's output gathers until then */
 	size_t got, up_since = 0;	/* bytes to the child since its last read */
 
@@ -287,7 +286,7 @@ relay_run(void *arg)
 				double now = clock_now(), w;
 
 				relay_count(r, got);
-				w = proxycmd_trickle_wait(&trickle, got, up_since, now);
+				w = proxycmd_trickle_wait(&r->pace, got, up_since, now);
 				up_since = 0;
 				if (w > 0)
 					hold_until = now + w;
@@ -399,7 +398,7 @@ proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **
 	r->to_child = pin[1];
 	r->from_child = pout[0];
 	r->err_child = perr[0];
-	r->gather = gather;
+	r->pace.gather = gather;
 	if (m != NULL) {
 		atomic_fetch_add(&m->refs, 1);
 		r->meter = m;
