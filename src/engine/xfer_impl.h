@@ -30,6 +30,8 @@
 /* Files open at once per connection: enough to hide the round trips of
  * OPEN and CLOSE behind each other when copying many small files. */
 #define XFER_MAX_ACTIVE 256
+/* The least a download's probe past its listed size asks for (xfer_pipe.c). */
+#define XFER_PROBE_MIN (32u << 10)
 /* The most requests in flight per connection, whatever -X nrequests= says. */
 #define XFER_MAX_REQUESTS 2048
 /* Flush what is queued once it holds this much: below one WRITE, so each

@@ -269,6 +269,22 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
 	return n;
 }
 
+/* The probe's length: what it asks for counts in the bytes in flight,
+ * and EOF is its usual answer, so a small file's probe is held to the
+ * file's own size (at least XFER_PROBE_MIN): a full READ's worth per
+ * file would let a channel keep only a few small files in flight.  A file
+ * that grew is read on by the probes that follow (piece_grew). */
+static uint32_t
+probe_len(struct worker *w, const struct xfer_task *t)
+{
+	uint32_t max = sftp_max_read(w->c);
+	uint64_t want = t->end - t->off;
+
+	if (want < XFER_PROBE_MIN)
+		want = XFER_PROBE_MIN;
+	return want < max ? (uint32_t)want : max;
+}
+
 /* Issue what this task can send now; true when it sent something. */
 bool
 task_step(struct worker *w, struct xfer_task *t)
@@ -297,7 +313,7 @@ task_step(struct worker *w, struct xfer_task *t)
 	if (atomic_load(&t->f->failed) || task_short(t)) {
 		/* nothing more to find out */
 	} else if (t->f->dir == XFER_DOWN && piece_is_last(t) && t->known_end == TE_PLANNED) {
-		send_read(w, t, t->end, sftp_max_read(w->c));
+		send_read(w, t, t->end, probe_len(w, t));
 		t->known_end = TE_PROBING;
 		return true;
 	} else if (t->f->dir == XFER_UP && piece_is_last(t) && upload_grew(t)) {

@@ -153,6 +153,9 @@ hcase "empty DATA forever" emptydata 0 "" "$F/f.bin:0 " --scp-info -- x:/h/f.bin
 hcase "first READ empty, the rest full" firstempty 1 "file changed during the copy" "$F/f.bin:0 " --scp-info -- x:/h/f.bin dst/
 hcase "EOF at half the announced size" eof-early 0 "" "$F/f.bin:$((SIZE / 2)) " --scp-rc 0 -- x:/h/f.bin dst/
 hcase "size announced 1 TiB, file ends at 256 KiB" hugesize 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
+# The read past the listed size (fscp's probe: small for a small file) finds
+# more: scp reads to end of file, so the copy is the whole 256 KiB.
+hcase "size announced 1000 bytes, the file grew to 256 KiB" grown 0 "" pattern --scp-rc 0 -- x:/h/f.bin dst/
 # -p with mode 06777 and extreme times: set-id bits dropped, times as sent (as scp).
 hcase "-p, mode 06777, times 0 and 2^32-1" badattrs 0 "" pattern --stat "777 0 4294967295" --scp-rc 0 -- -p x:/h/f.bin dst/
 hcase "endless listing, fresh names" endless 1 "remote readdir \"/h/dir\" failed" "" --scp-info -- -r x:/h/dir dst/
