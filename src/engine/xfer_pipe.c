@@ -273,13 +273,15 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
  * and EOF is its usual answer, so a small file's probe is held to the
  * file's own size (at least XFER_PROBE_MIN): a full READ's worth per
  * file would let a channel keep only a few small files in flight.  A file
- * that grew is read on by the probes that follow (piece_grew). */
+ * found grown is read on in full READs (piece_grew's task in grow mode). */
 static uint32_t
 probe_len(struct worker *w, const struct xfer_task *t)
 {
 	uint32_t max = sftp_max_read(w->c);
 	uint64_t want = t->end - t->off;
 
+	if (task_grows(t))
+		return max;
 	if (want < XFER_PROBE_MIN)
 		want = XFER_PROBE_MIN;
 	return want < max ? (uint32_t)want : max;
