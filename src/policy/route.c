@@ -479,15 +479,17 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		n = in->connections_wanted > 0 ? clamp_conns(in->connections_wanted) : 1;
 		out->kind = ROUTE_PROXIED;
 		out->connections = n;
-		if (!forced && in->connections_wanted == 0 &&
+		if (!forced && in->connections_wanted == 0 && !in->listed_bypass &&
 		    ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE) {
-			/* Listed, not far: whether ssh's window or this
-			 * machine's CPU holds the copy back depends on the
-			 * machine, and a second proxy and handshake take CPU
-			 * from ssh's copy (64 MiB through a ProxyJump 10 ms
+			/* Listed by ssh, not far: whether ssh's window or
+			 * this machine's CPU holds the copy back depends on
+			 * the machine, and a second proxy and handshake take
+			 * CPU from ssh's copy (64 MiB through a ProxyJump 10 ms
 			 * away: 0.81x of scp's speed): the copy goes on over
 			 * ssh, and the proxied connection joins only if it
-			 * moves near what the window allows. */
+			 * moves near what the window allows.  (Listed by a
+			 * connection of fscp's own, no ssh runs: that one
+			 * carries the copy, and the climb adds to it.) */
 			out->window_Bps = ssh_window_Bps(in);
 			snprintf(out->reason, sizeof(out->reason),
 			    "%s; the server answers in %.2f ms, where ssh's window allows %.0f "

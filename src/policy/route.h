@@ -96,6 +96,8 @@ struct route_input {
 	bool legacy_or_special;	/* -O, -D, -S non-ssh, -3 ... → standard */
 	bool one_stream;	/* the legacy protocol on an exec channel: no
 				   deciding again later */
+	bool listed_bypass;	/* the listing ran on a libssh connection
+				   through the proxy, not on ssh */
 	const char *special_why;	/* e.g. "-O (legacy scp protocol)" */
 };
 

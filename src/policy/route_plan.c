@@ -118,13 +118,17 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		s->via_proxy = f->has_proxy;
 		plan_channels(f, s);
 		s->spec = s->staged = true;
-		/* Through a proxy it never lists (no TCP handshake of its
-		 * own tells near).  Through ssh itself it carries a near
-		 * copy as well as a far one (route_decide), so it comes up
-		 * whatever it measures; through any other proxy a near one
-		 * keeps its copy on ssh, and it stops at a near banner. */
+		/* Through ssh itself (a jump host) ssh lists, and this one
+		 * carries a near copy as well as a far one (route_decide), so
+		 * it comes up whatever it measures.  Through any other proxy
+		 * (nc, a plain relay) it lists instead of ssh, near or far:
+		 * there, fscp's own connection lists and copies as fast as
+		 * ssh's with less CPU (one ssh process and one proxy fewer).
+		 * When it may not (a login that could ask), ssh lists, and a
+		 * near copy stays on ssh: this one stops at a near banner. */
 		s->far_only = f->has_proxy && !proxyjump_host_via_ssh(f->cfg->proxycommand,
 		    f->cfg->proxyjump);
+		p->spec_lists_proxy = s->far_only;
 		if (!f->has_proxy) {
 			p->spec_lists_ms = ROUTE_NEAR_MS;
 			p->spec_wait_s = ROUTE_PLAN_SPEC_WAIT_S;
@@ -227,18 +231,19 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 {
 	struct route_input in = { .cfg = f->cfg, .bytes = m->bytes, .master_live = f->master_live,
 		.connections_wanted = f->connections, .cores = f->cores, .rtt_ms = m->rtt_ms,
-		.idle_known = m->idle_cores >= 0, .idle_cores = m->idle_cores };
+		.idle_known = m->idle_cores >= 0, .idle_cores = m->idle_cores,
+		.listed_bypass = m->listed_bypass && f->has_proxy };
 	struct route_decision d;
 	struct route_pool_plan *b = &g->pool;
 
 	memset(g, 0, sizeof(*g));
 	route_decide(&in, &d);
 	if (d.kind != ROUTE_FRESH && d.kind != ROUTE_PROXIED) {
-		/* Listed over a bypass connection of its own (near): it is one
-		 * of the connections, and carries the copy. */
+		/* Listed over a bypass connection of its own (near, or through
+		 * a proxy that is not ssh): it carries the copy. */
 		if (m->listed_bypass)
-			snprintf(g->reason, sizeof(g->reason), "route fresh: %s; the connection "
-			    "that listed carries it", d.reason);
+			snprintf(g->reason, sizeof(g->reason), "route %s: %s; the connection "
+			    "that listed carries it", f->has_proxy ? "proxied" : "fresh", d.reason);
 		else
 			snprintf(g->reason, sizeof(g->reason), "route stays standard: %s",
 			    d.reason);
@@ -276,9 +281,11 @@ route_plan_grow(const struct route_facts *f, const struct route_measure *m,
 		    d.reason);
 		return;
 	}
-	/* Fresh: the listing connection is one of them already.  Proxied:
-	 * it has ssh's narrow windows, the new one comes on top. */
-	int want = d.kind == ROUTE_PROXIED ? d.connections : d.connections - 1;
+	/* Fresh, or listed through the proxy: the listing connection is one
+	 * of them already.  Proxied after ssh listed: ssh has its narrow
+	 * windows, the new one comes on top. */
+	int want = d.kind == ROUTE_PROXIED && !m->listed_bypass ? d.connections :
+	    d.connections - 1;
 	int near = route_near_connections(m->rtt_ms, f->cores);
 	bool near_only = near > 0 && f->connections == 0 && d.kind == ROUTE_FRESH;
 

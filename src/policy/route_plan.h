@@ -95,6 +95,9 @@ struct route_plan {
 	double spec_lists_ms;		/* > 0: the speculative connection lists
 					   instead of ssh when its TCP handshake
 					   took less than this (near) */
+	bool spec_lists_proxy;		/* the speculative connection lists
+					   through the host's proxy (not ssh
+					   itself) instead of ssh */
 	double spec_wait_s;		/* ... waited for this long at most */
 	double spec_handshake_s;	/* ... and this long after it began */
 	const char *spec_why;		/* -vv's line for the speculative pool */

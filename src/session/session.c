@@ -267,24 +267,29 @@ session_say_for_ssh(const struct sshcfg *cfg, bool master_live, struct sshconn *
 	}
 }
 
-/* The speculative connection lists instead of ssh when its TCP handshake
- * took less than the plan's spec_lists_ms (near), where a non-interactive
- * login looks likely.  True when the session has its first connection. */
+/* The speculative connection lists instead of ssh where a non-interactive
+ * login looks likely: through a proxy that is not ssh itself (the plan's
+ * spec_lists_proxy, proxy its command), or when its TCP handshake took
+ * less than the plan's spec_lists_ms (near).  True when the session has
+ * its first connection. */
 static bool
-session_spec_lists(struct session *s, const struct route_plan *p)
+session_spec_lists(struct session *s, const struct route_plan *p, const char *proxy)
 {
 	struct pool *b = s->pending;
-	double ms;
+	double ms = -1;
 
 	if (!sshconn_may_log_in(s->cfg))
 		return false;
-	ms = pool_connect_ms(b, p->spec_handshake_s, p->spec_wait_s);
-	if (ms < 0 || ms >= p->spec_lists_ms) {
-		if (ms < 0)
-			log_debug(1, "no TCP handshake yet: ssh lists");
-		else
-			log_debug(1, "the TCP handshake took %.2f ms: not near, ssh lists", ms);
-		return false;
+	if (!p->spec_lists_proxy) {
+		ms = pool_connect_ms(b, p->spec_handshake_s, p->spec_wait_s);
+		if (ms < 0 || ms >= p->spec_lists_ms) {
+			if (ms < 0)
+				log_debug(1, "no TCP handshake yet: ssh lists");
+			else
+				log_debug(1, "the TCP handshake took %.2f ms: not near, ssh lists",
+				    ms);
+			return false;
+		}
 	}
 	(void)pool_adopt(b, 1);
 	pool_wait_all(b);
@@ -299,10 +304,18 @@ session_spec_lists(struct session *s, const struct route_plan *p)
 		return false;
 	}
 	session_pool_end(s, false);
-	log_route("route fresh: the TCP handshake took %.2f ms: the bypass connection "
-	    "lists, without ssh", ms);
+	if (p->spec_lists_proxy) {
+		log_route("route proxied: the bypass connection lists through the proxy, "
+		    "without ssh");
+		s->route = ROUTE_PROXIED;
+		free(s->bypass_proxy);
+		s->bypass_proxy = xstrdup(proxy);
+	} else {
+		log_route("route fresh: the TCP handshake took %.2f ms: the bypass connection "
+		    "lists, without ssh", ms);
+		s->route = ROUTE_FRESH;
+	}
 	session_say_for_ssh(s->cfg, false, s->ssh, s->nconns);
-	s->route = ROUTE_FRESH;
 	s->bypass_compress = s->facts.compress;
 	return true;
 }
@@ -741,8 +754,8 @@ session_open_spec(struct session *s, const struct fscp_opts *o, const struct rou
 	log_debug(1, "%s", p->spec_why);
 	h = session_how(s, &p->spec, proxy, NULL, p->compress);
 	(void)session_open_bypass(s, o, &h, p->spec.staged);
-	if (p->spec_lists_ms > 0)
-		(void)session_spec_lists(s, p);
+	if (p->spec_lists_ms > 0 || (p->spec_lists_proxy && proxy != NULL))
+		(void)session_spec_lists(s, p, proxy);
 	free(proxy);
 }
 

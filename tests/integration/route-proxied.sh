@@ -111,32 +111,29 @@ near_jump_case "download of 9 MiB via a ProxyCommand that runs ssh, decided afte
 	bastion-pc:src/big.bin
 near_jump_case "download via ProxyJump decided after listing" bastion-pj:src/big.bin
 
-# Through a proxy that is not ssh, a near copy stays on ssh's connection,
-# and the connection beside the listing pays only far away.  Through a
-# proxy fscp has no TCP handshake of its own to time, and the banner comes
-# after the proxy's and sshd's starts; the key exchange (-vv) takes about
-# one round trip.  One within the bar (route_plan_spec_stops, ~33 ms)
-# stops it before the target's login.
-name="download of 9 MiB via a plain relay, decided after listing"
+# Through a proxy that is not ssh (here a plain relay), the connection
+# started beside a download lists instead of ssh, near or far: no ssh
+# runs, and that connection carries the copy (near: alone; farther, the
+# climb may add more through the same proxy).
+name="download of 9 MiB via a plain relay, listed by fscp's own connection"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p bastion-nc:src/big.bin dst/
-check "$name" "it listed over ssh first" \
-	grep -q "route standard: ProxyCommand is not AWS SSM.*size unknown until listed" "$ROUTE_ERR_fscp"
-kex=$(sed -n 's/.*the key exchange took \([0-9.]*\) ms.*/\1/p' "$ROUTE_ERR_fscp" | head -1)
-if [ -n "$kex" ] && awk -v k="$kex" 'BEGIN { exit !(k < 32) }'; then
-	check "$name" "a key exchange of $kex ms stopped the connection beside the listing" \
-		grep -q "the key exchange was done after .*: not far, the speculative connection stops" \
-		"$ROUTE_ERR_fscp"
-fi
-check "$name" "it decided after listing (stayed near, proxied farther)" \
-	grep -qE "route stays standard: ProxyCommand .*the server answers within 2 ms|route stays standard: .*the copy \(9.0 MiB\) goes on over ssh|route proxied: .*9.0 MiB to move.*\(after listing\)" "$ROUTE_ERR_fscp"
-if grep -q "route stays standard: .*the server answers within 2 ms" "$ROUTE_ERR_fscp"; then
-	check "$name" "staying standard, no second connection joined the copy" \
-		eval '! grep -q "joins the copy" "$ROUTE_ERR_fscp"'
-	if grep -q "not far, the speculative connection stops" "$ROUTE_ERR_fscp"; then
-		check "$name" "stopped, it never logged in to the target (logins: fscp $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
-			test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + 1))
-	fi
-fi
+check "$name" "its own connection listed through the proxy" \
+	grep -q "route proxied: the bypass connection lists through the proxy, without ssh" "$ROUTE_ERR_fscp"
+check "$name" "no ssh ran" eval '! grep -q "running .*/ssh'"'"' " "$ROUTE_ERR_fscp"'
+check "$name" "it decided after listing (near: that connection carries it; farther: proxied)" \
+	grep -qE "route proxied: .*(the connection that listed carries it|9.0 MiB to move.*\(after listing\))" "$ROUTE_ERR_fscp"
+check "$name" "it never stopped (it listed)" \
+	eval '! grep -q "not far, the speculative connection stops" "$ROUTE_ERR_fscp"'
+check "$name" "logins: scp's, and one per connection the climb added ($(climbed) climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + $(climbed)))
+
+# A download through a proxy that fails: fscp's own try fails, ssh's
+# then fails as scp's does (the proxy's words once, exit 255).
+name="failing proxy, download: as scp"
+route_compare --name "$name" --setup setup --expect-rc 255 --no-stderr -- bastion-false:src/big.bin dst/
+check "$name" "scp's words" grep -q "Connection closed" "$ROUTE_ERR_fscp"
+check "$name" "the proxy's words come once" \
+	test "$(grep -c "proxy says no" "$ROUTE_ERR_fscp")" -eq 1
 
 # Forced: the download grows onto the proxied route after listing.
 name="forced download via ProxyJump"
@@ -230,14 +227,27 @@ more=$(climbed)
 check "$name" "scp's logins per connection, the listing's included ($more climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
 	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp * (2 + more)))
 
-# The same download through a ProxyCommand that is slow for fscp's own
-# connection only (its parent is fscp; scp's ssh and the listing go at
-# once): the listing ends before the connection beside it is up.  The
-# growth takes it while it still comes, and the climb goes on in it (it
-# measured nothing before: that connection's pool had no room).  192 MiB
-# leave the climb time for its first measure after that connection is in.
+# The same download through a jump host that is slow for fscp's own
+# connection only: the ProxyCommand is ssh -W (so ssh lists, and the
+# connection beside it carries the copy), and the jump host's own proxy
+# sleeps when its grandparent is fscp (fscp's connection: fscp, ssh -W,
+# proxy; the listing ssh's and scp's go at once).  The listing ends before
+# the connection beside it is up.  The growth takes it while it still
+# comes, and the climb goes on in it (it measured nothing before: that
+# connection's pool had no room).  192 MiB leave the climb time for its
+# first measure after that connection is in.
+cat >"$FSCP_WORK/late-proxy" <<EOF2
+#!/bin/sh
+gp=\$(awk '{ print \$4 }' /proc/\$PPID/stat)
+case \$(cat /proc/\$gp/comm) in *fscp*) sleep 1;; esac
+exec ${FSCP_TOOLS_BUILDDIR:-$PWD/tests/tools}/ssm-sim -s 0 -c 0 -d 0 -m 0 -p 262144 "\$1"
+EOF2
+chmod +x "$FSCP_WORK/late-proxy"
+awk 'b && /^Host /{ exit } /^Host bastion-far$/{ b = 1 } b' "$FSCP_WORK/far.cfg" |
+	sed "s/^Host .*/Host bastion-far-late/" >>"$SSH_CONFIG"
+printf '\tProxyCommand %s 127.0.0.1:%%p\n' "$FSCP_WORK/late-proxy" >>"$SSH_CONFIG"
 route_host "far-late" "$SSHD_DIR/known_hosts" "HostName 127.0.0.1" \
-	"ProxyCommand sh -c 'case \$(cat /proc/\$PPID/comm) in *fscp*) sleep 1;; esac; exec ssh -F $SSH_CONFIG -W %h:%p bastion-far'"
+	"ProxyCommand ssh -F $SSH_CONFIG -W %h:%p bastion-far-late"
 LATE=$((192 << 20))
 setup_far_late() {
 	mkdir -p dst "$SSHD_HOME/src"

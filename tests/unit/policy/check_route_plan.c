@@ -190,6 +190,11 @@ START_TEST(plan_open_table)
 	}
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
 	    p.spec_lists_ms);
+	/* Through a proxy that is not ssh itself, it lists instead of ssh
+	 * (near or far: no handshake of its own to measure). */
+	ck_assert_msg(p.spec_lists_proxy == (r->spec_n > 0 && r->spec_proxy &&
+	    !proxyjump_host_via_ssh(cfg.proxycommand, cfg.proxyjump)),
+	    "%s: lists through the proxy %d", r->name, p.spec_lists_proxy);
 	if (r->spec_lists) {
 		/* Near is the TCP handshake's round trip, as the listing's
 		 * (not the banner, which waits for sshd's start); ssh waits
@@ -246,6 +251,20 @@ static const struct grow_row {
 	  "the server answers within 2 ms" },
 	{ "proxy far", { CFG_NC, .cores = 2 }, 8 * MiB, 50, NO, YES, ROUTE_PROXIED, 1, YES,
 	  YES, NO, "(after listing)" },
+	/* Listed through nc by the connection started beside ssh's try
+	 * (no ssh runs): it carries the copy, near or far, and far it may
+	 * climb; no window rule (there is no ssh copy to go on with). */
+	{ "proxy near big, listed", { CFG_NC, .cores = 2 }, 64 * MiB, 0.1, YES, NO, 0, 0, NO,
+	  NO, NO, "route proxied: ProxyCommand is not AWS SSM and no ControlMaster is live; "
+	  "the server answers within 2 ms; the connection that listed carries it" },
+	{ "proxy small, listed", { CFG_NC, .cores = 2 }, 4 * MiB, 50, YES, NO, 0, 0, NO, NO,
+	  NO, "route proxied: ProxyCommand is not AWS SSM and no ControlMaster is live; 4.0 "
+	  "MiB to move; the connection that listed carries it" },
+	{ "proxy far, listed", { CFG_NC, .cores = 2 }, 64 * MiB, 50, YES, YES, ROUTE_PROXIED, 0,
+	  YES, YES, NO, "64.0 MiB to move: 1 connection through the same proxy, with several "
+	  "SFTP channels (after listing)" },
+	{ "proxy 10 ms, listed", { CFG_NC, .cores = 2 }, 64 * MiB, 10, YES, YES, ROUTE_PROXIED,
+	  0, YES, YES, NO, "64.0 MiB to move: 1 connection through the same proxy" },
 	{ "proxy 10 ms", { CFG_NC, .cores = 2 }, 64 * MiB, 10, NO, YES, ROUTE_STANDARD, 0, YES,
 	  YES, NO, "route stays standard: ProxyCommand is not AWS SSM; the server "
 	  "answers in 10.00 ms, where ssh's window allows 210 MB/s: the copy (64.0 MiB) goes "
@@ -399,6 +418,10 @@ START_TEST(plan_grow_table)
 		 * addition (a jump host's ssh -W holds each connection to
 		 * ssh's window). */
 		if (g.window_Bps > 0)
+			ck_assert_int_eq(g.pool.room, 15);
+		/* Listed through the proxy: that connection is one, the climb
+		 * may add the rest. */
+		if (r->listed_bypass && r->kind == ROUTE_PROXIED)
 			ck_assert_int_eq(g.pool.room, 15);
 	}
 	sshcfg_free(&cfg);
