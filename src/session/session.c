@@ -754,7 +754,8 @@ session_open_spec(struct session *s, const struct fscp_opts *o, const struct rou
 	log_debug(1, "%s", p->spec_why);
 	h = session_how(s, &p->spec, proxy, NULL, p->compress);
 	(void)session_open_bypass(s, o, &h, p->spec.staged);
-	if (p->spec_lists_ms > 0 || (p->spec_lists_proxy && proxy != NULL))
+	/* Through a proxy, proxy is its command (above). */
+	if (p->spec_lists_ms > 0 || p->spec_lists_proxy)
 		(void)session_spec_lists(s, p, proxy);
 	free(proxy);
 }
