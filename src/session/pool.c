@@ -71,11 +71,16 @@ pool_sftp_open(struct pool_job *j, struct fscp_stream st)
 	struct pool *b = j->pool;
 	struct sftp_limits known;
 	struct sftp_conn *c;
+	double ka;
 
 	pthread_mutex_lock(&b->lock);
 	known = b->limits;
+	ka = b->rtt_ms;
 	pthread_mutex_unlock(&b->lock);
-	c = b->dial->sftp(st, j->o->sftp_buflen, &known, j->err, sizeof(j->err));
+	/* The limits' round trip may have waited for a delayed ACK (a proxy
+	 * without TCP_NODELAY); the keepalives before it took that wait
+	 * (pool_rtt). */
+	c = b->dial->sftp(st, j->o->sftp_buflen, &known, ka, j->err, sizeof(j->err));
 	if (c != NULL && known.known) {
 		pthread_mutex_lock(&b->lock);
 		if (!b->limits.known)
@@ -352,7 +357,11 @@ pool_probe_done(struct pool_job *j, double rtt)
  * connections go the same way (one server, one kind of proxy), so one
  * that comes up after another has measured takes that one's.  A probing
  * pool's first connection with one channel needs none once its far
- * banner has started the others. */
+ * banner has started the others.  Through a proxy every connection
+ * measures: a proxy without TCP_NODELAY (nc) may hold the first small
+ * exchange after the login for a delayed ACK, and the keepalives take
+ * that wait (sshconn_measure_rtt), not the SFTP round trip the route
+ * decides by. */
 static double
 pool_rtt(struct pool_job *j, bool first)
 {
@@ -362,7 +371,7 @@ pool_rtt(struct pool_job *j, bool first)
 
 	pthread_mutex_lock(&b->lock);
 	rtt = b->rtt_ms;
-	need = b->per > 1 || (first && !b->expanded);
+	need = b->per > 1 || j->proxy != NULL || (first && !b->expanded);
 	pthread_mutex_unlock(&b->lock);
 	if (rtt >= 0 || !need)
 		return rtt;

@@ -27,9 +27,11 @@ struct pool_dialer {
 	    size_t errlen);
 	struct sshconn *(*ref)(struct sshconn *c);
 	/* A channel's SFTP handshake; when known says nothing yet, it is
-	 * filled with what this server told (for the pool's other channels). */
+	 * filled with what this server told (for the pool's other channels).
+	 * rtt_ms: a round trip the connection measured already (its
+	 * keepalives; < 0: none), which the SFTP one never exceeds. */
 	struct sftp_conn *(*sftp)(struct fscp_stream st, size_t buflen,
-	    struct sftp_limits *known, char *err, size_t errlen);
+	    struct sftp_limits *known, double rtt_ms, char *err, size_t errlen);
 	/* Undo a channel nobody took (sftp, ssh may be NULL; pid 0: none). */
 	void (*undo)(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid);
 };

@@ -55,11 +55,13 @@ pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 }
 
 static struct sftp_conn *
-pool_dial_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known, char *err,
-    size_t errlen)
+pool_dial_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known,
+    double rtt_ms, char *err, size_t errlen)
 {
 	struct sftp_conn *c = sftp_open(st, buflen, known, err, errlen);
 
+	if (c != NULL)
+		sftp_note_rtt(c, rtt_ms);
 	if (c != NULL && !known->known)
 		*known = sftp_limits_of(c);
 	return c;

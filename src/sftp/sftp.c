@@ -80,6 +80,13 @@ sftp_rtt_ms(const struct sftp_conn *c)
 	return c->rtt_ms;
 }
 
+void
+sftp_note_rtt(struct sftp_conn *c, double ms)
+{
+	if (ms >= 0 && (c->rtt_ms < 0 || ms < c->rtt_ms))
+		c->rtt_ms = ms;
+}
+
 bool
 sftp_has_expand_path(const struct sftp_conn *c)
 {

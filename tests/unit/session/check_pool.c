@@ -142,10 +142,10 @@ fake_ref(struct sshconn *c)
 }
 
 static struct sftp_conn *
-fake_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known, char *err,
-    size_t errlen)
+fake_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known, double rtt_ms,
+    char *err, size_t errlen)
 {
-	(void)st, (void)buflen, (void)err, (void)errlen;
+	(void)st, (void)buflen, (void)rtt_ms, (void)err, (void)errlen;
 	known->known = true;
 	atomic_fetch_add(&live_sftp, 1);
 	return malloc(1);
