@@ -9,8 +9,9 @@
  *   ssm-parallel  SSM ProxyCommand, no direct path: N sessions, each with
  *                 its own proxy
  *   proxied       another ProxyCommand or ProxyJump (a bastion): one libssh
- *                 connection through the same proxy, several SFTP channels
- *                 (far away, more as the climb measures them pay)
+ *                 connection through the same proxy (far away, more as the
+ *                 climb measures them pay); a download through a plain
+ *                 proxy on one SFTP channel, else several
  *
  * The caller gathers the facts (ssh -G, a connect() on the ControlPath, the
  * direct probe, the size of the sources) and prints the reason under -v:
@@ -175,11 +176,12 @@ struct route_tuning {
 	uint64_t chunk;			/* smallest piece a file is cut into across channels */
 	uint64_t chunk_max;		/* largest piece; 0: pieces grow with the file */
 };
-/* A download's one channel keeps this share of its connection's read
- * budget in flight: the copy runs on several connections, and the climb
- * adds more while the goodput rises, so the whole budget on each only
- * waits in the server's channel buffer, which sshd grows by copying (at 50
- * ms, the whole budget was 7% slower than half for 64 MiB, 4% for 256). */
+/* A download's one channel, connected directly, keeps this share of its
+ * connection's read budget in flight: the copy runs on several
+ * connections, and the climb adds more while the goodput rises, so the
+ * whole budget on each only waits in the server's channel buffer, which
+ * sshd grows by copying (at 50 ms, the whole budget was 7% slower than
+ * half for 64 MiB, 4% for 256).  Through a plain proxy: the whole. */
 #define ROUTE_ONE_CHANNEL_SHARE	2
 /* scp's own pipeline: 64 requests of 32 KiB (sftp-client.c defaults). */
 #define ROUTE_SCP_INFLIGHT	(64ull * 32768)
@@ -208,7 +210,7 @@ int route_near_connections(double rtt_ms, int cores);
  * trip is rtt_ms (< 0: unknown), at most max; see route.c. */
 int route_channels(double rtt_ms, int conns, int max);
 /* Whether a bypass connection carries the copy on one channel with a wide
- * window (a download, not through a proxy) rather than route_channels. */
-bool route_one_channel(bool upload, bool via_proxy);
+ * window (a download, not through ssh itself) rather than route_channels. */
+bool route_one_channel(bool upload, bool via_ssh);
 
 #endif

@@ -82,12 +82,20 @@ plan_wanted(const struct route_facts *f)
 	return f->want > 0 ? f->want : f->connections;
 }
 
+/* Whether b's connections go through ssh itself (a jump host's ssh -W). */
+static bool
+plan_via_ssh(const struct route_facts *f, const struct route_pool_plan *b)
+{
+	return b->via_proxy && f->cfg != NULL &&
+	    proxyjump_host_via_ssh(f->cfg->proxycommand, f->cfg->proxyjump);
+}
+
 /* The channels each connection of b opens, and the window it grants
  * (route_one_channel says which shape; b->via_proxy is set). */
 static void
 plan_channels(const struct route_facts *f, struct route_pool_plan *b)
 {
-	bool one = route_one_channel(f->upload, b->via_proxy);
+	bool one = route_one_channel(f->upload, plan_via_ssh(f, b));
 
 	b->per = one ? 1 : ROUTE_MAX_CHANNELS;
 	b->window = one ? (size_t)ROUTE_INFLIGHT_MAX : 0;

@@ -526,8 +526,9 @@ session_set_inflight(struct session *s)
 	double ms = session_rtt(s);
 	struct route_tuning t;
 
-	route_tuning(s->route, ms, route_one_channel(s->facts.upload, s->bypass_proxy != NULL),
-	    proxyjump_via_ssh(s->bypass_proxy), &t);
+	bool via_ssh = proxyjump_via_ssh(s->bypass_proxy);
+
+	route_tuning(s->route, ms, route_one_channel(s->facts.upload, via_ssh), via_ssh, &t);
 	s->tune = t;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(t.read_inflight >> 10),

@@ -205,6 +205,11 @@ check "$name" "-v says it listed through the proxy" \
 	grep -q "route proxied: the bypass connection lists through the proxy, without ssh" "$W/err"
 check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$W/err"'
 check "$name" "-v: the copy grows after the listing" grep -q "route proxied: .* to move: .*(after listing)" "$W/err"
+# Its connections carry it on one channel each, with a window of their
+# own (several channels would share one session's lock), and no channel
+# more is asked for.
+check "$name" "-vv: one channel with a window of its own" one_wide_channel
+check "$name" "-vv: no connection opens several channels" eval '! channels_used'
 name="far small download through a proxy: the connection that listed carries it"
 rm -f s.bin
 t0=$SECONDS

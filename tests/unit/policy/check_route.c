@@ -146,7 +146,7 @@ static const struct row {
 	  "AWS SSM and no ControlMaster is live; 1.0 MiB to move" },
 	{ "nc proxy", &cfg_nc, NULL, NO, NO, 1 * GiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_PROXIED, 1, "ProxyCommand is not AWS SSM; 1.0 GiB to move: 1 connection "
-	  "through the same proxy, with several SFTP channels" },
+	  "through the same proxy" },
 	{ "nc proxy threshold", &cfg_nc, NULL, NO, NO, 8 * MiB, 0, ROUTE_FORCE_AUTO, NO,
 	  ROUTE_PROXIED, 1, "8.0 MiB to move" },
 	{ "nc proxy just below", &cfg_nc, NULL, NO, NO, 8 * MiB - 1, 0, ROUTE_FORCE_AUTO,

@@ -61,7 +61,8 @@ static void
 plan_check_shape(const char *name, const struct route_facts *f,
     const struct route_pool_plan *b)
 {
-	bool one = route_one_channel(f->upload, b->via_proxy);
+	bool one = route_one_channel(f->upload, b->via_proxy && f->cfg != NULL &&
+	    proxyjump_host_via_ssh(f->cfg->proxycommand, f->cfg->proxyjump));
 
 	ck_assert_msg(b->per == (one ? 1 : ROUTE_MAX_CHANNELS), "%s: %d channels", name,
 	    b->per);
@@ -261,8 +262,7 @@ static const struct grow_row {
 	  NO, "route proxied: ProxyCommand is not AWS SSM and no ControlMaster is live; 4.0 "
 	  "MiB to move; the connection that listed carries it" },
 	{ "proxy far, listed", { CFG_NC, .cores = 2 }, 64 * MiB, 50, YES, YES, ROUTE_PROXIED, 0,
-	  YES, YES, NO, "64.0 MiB to move: 1 connection through the same proxy, with several "
-	  "SFTP channels (after listing)" },
+	  YES, YES, NO, "64.0 MiB to move: 1 connection through the same proxy (after listing)" },
 	{ "proxy 10 ms, listed", { CFG_NC, .cores = 2 }, 64 * MiB, 10, YES, YES, ROUTE_PROXIED,
 	  0, YES, YES, NO, "64.0 MiB to move: 1 connection through the same proxy" },
 	{ "proxy 10 ms", { CFG_NC, .cores = 2 }, 64 * MiB, 10, NO, YES, ROUTE_STANDARD, 0, YES,
@@ -493,11 +493,14 @@ START_TEST(plan_exec)
 END_TEST
 
 /* A download's connections: one channel and a window of their own where
- * they connect directly; through a proxy, and uploading, channels. */
+ * they connect directly or through a plain proxy; through ssh itself (a
+ * jump host), and uploading, channels. */
 START_TEST(plan_download_one_channel)
 {
 	static const struct fact_row plain = { CFG_PLAIN, .cores = 2 };
 	static const struct fact_row jump = { CFG_JUMP, .cores = 2 };
+	static const struct fact_row ssh_w = { CFG_SSH_W, .cores = 2 };
+	static const struct fact_row nc = { CFG_NC, .cores = 2 };
 	static const struct fact_row ssm = { CFG_SSM_DOC, .direct_ok = YES, .cores = 2 };
 	struct route_measure m = { .bytes = 256 * MiB, .rtt_ms = 50, .idle_cores = -1 };
 	struct route_input in;
@@ -525,11 +528,37 @@ START_TEST(plan_download_one_channel)
 	ck_assert(g.grow && g.pool.per == ROUTE_MAX_CHANNELS && g.pool.window == 0);
 	sshcfg_free(&cfg);
 
-	/* Through a jump host: channels, whichever way. */
+	/* Through a jump host, or a ProxyCommand that runs ssh: channels,
+	 * whichever way. */
 	plan_facts(&jump, &cfg, -1, false, &in, &f);
 	route_plan_grow(&f, &m, &g);
 	ck_assert_msg(g.grow && g.kind == ROUTE_PROXIED && g.pool.via_proxy &&
 	    g.pool.per == ROUTE_MAX_CHANNELS && g.pool.window == 0, "%s", g.reason);
+	sshcfg_free(&cfg);
+	plan_facts(&ssh_w, &cfg, -1, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.pool.via_proxy && g.pool.per == ROUTE_MAX_CHANNELS,
+	    "%s", g.reason);
+	sshcfg_free(&cfg);
+
+	/* Through a plain proxy (nc), listed by ssh or by the connection
+	 * through it: one channel, as direct; uploading, channels.  The
+	 * connection started beside the listing has that shape too. */
+	plan_facts(&nc, &cfg, -1, false, &in, &f);
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.kind == ROUTE_PROXIED && g.pool.via_proxy &&
+	    g.pool.per == 1 && g.pool.window == (size_t)ROUTE_INFLIGHT_MAX, "%s", g.reason);
+	m.listed_bypass = true;
+	route_plan_grow(&f, &m, &g);
+	ck_assert_msg(g.grow && g.pool.per == 1, "%s", g.reason);
+	m.listed_bypass = false;
+	route_decide(&in, &d);
+	route_plan_open(&f, &d, &m, &p);
+	ck_assert_msg(p.spec.n == 1 && p.spec.via_proxy && p.spec.per == 1 &&
+	    p.spec.window == (size_t)ROUTE_INFLIGHT_MAX, "%s", d.reason);
+	f.upload = true;
+	route_plan_grow(&f, &m, &g);
+	ck_assert(g.grow && g.pool.per == ROUTE_MAX_CHANNELS && g.pool.window == 0);
 	sshcfg_free(&cfg);
 
 	/* SSM with a direct address: around the proxy, so one channel. */
@@ -553,6 +582,15 @@ START_TEST(plan_download_one_channel)
 	route_tuning(ROUTE_FRESH, 50, false, false, &t);
 	ck_assert_int_eq(t.channels, 4);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
+	/* Through a plain proxy, one channel with the connection's whole
+	 * budget, never less than scp keeps. */
+	route_tuning(ROUTE_PROXIED, 0.1, true, false, &t);
+	ck_assert_int_eq(t.channels, 1);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	route_tuning(ROUTE_PROXIED, 50, true, false, &t);
+	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false));
+	route_tuning(ROUTE_PROXIED, 150, true, false, &t);
+	ck_assert_uint_eq(t.read_inflight, ROUTE_INFLIGHT_MAX);
 }
 END_TEST
 
