@@ -357,11 +357,12 @@ pool_probe_done(struct pool_job *j, double rtt)
  * connections go the same way (one server, one kind of proxy), so one
  * that comes up after another has measured takes that one's.  A probing
  * pool's first connection with one channel needs none once its far
- * banner has started the others.  Through a proxy every connection
- * measures: a proxy without TCP_NODELAY (nc) may hold the first small
- * exchange after the login for a delayed ACK, and the keepalives take
- * that wait (sshconn_measure_rtt), not the SFTP round trip the route
- * decides by. */
+ * banner has started the others.  A download's one channel through a
+ * proxy measures too: a proxy without TCP_NODELAY (nc) may hold the first
+ * small exchange after the login for a delayed ACK, and the keepalives
+ * take that wait (sshconn_measure_rtt), not the SFTP round trip the route
+ * decides by.  (Not an SSM session's: its round trips are dear, and its
+ * data channel, not a window, caps it.) */
 static double
 pool_rtt(struct pool_job *j, bool first)
 {
@@ -371,7 +372,7 @@ pool_rtt(struct pool_job *j, bool first)
 
 	pthread_mutex_lock(&b->lock);
 	rtt = b->rtt_ms;
-	need = b->per > 1 || j->proxy != NULL || (first && !b->expanded);
+	need = b->per > 1 || (j->proxy != NULL && b->window > 0) || (first && !b->expanded);
 	pthread_mutex_unlock(&b->lock);
 	if (rtt >= 0 || !need)
 		return rtt;

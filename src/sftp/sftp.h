@@ -67,7 +67,8 @@ void sftp_give_up(struct sftp_conn *c);
 uint32_t sftp_max_read(const struct sftp_conn *c);	/* READ length we ask for */
 uint32_t sftp_max_write(const struct sftp_conn *c);	/* WRITE payload we send */
 uint64_t sftp_max_handles(const struct sftp_conn *c);	/* 0: unknown */
-double sftp_rtt_ms(const struct sftp_conn *c);	/* the limits round trip; -1 unknown */
+/* The limits round trip, or a shorter one noted; -1 unknown. */
+double sftp_rtt_ms(const struct sftp_conn *c);
 /* Another plain round trip measured on the same path (the transport's
  * keepalive): the session's round trip is the shorter. */
 void sftp_note_rtt(struct sftp_conn *c, double ms);
