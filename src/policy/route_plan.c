@@ -134,8 +134,7 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		 * ssh's with less CPU (one ssh process and one proxy fewer).
 		 * When it may not (a login that could ask), ssh lists, and a
 		 * near copy stays on ssh: this one stops at a near banner. */
-		s->far_only = f->has_proxy && !proxyjump_host_via_ssh(f->cfg->proxycommand,
-		    f->cfg->proxyjump);
+		s->far_only = s->via_proxy && !plan_via_ssh(f, s);
 		p->spec_lists_proxy = s->far_only;
 		if (!f->has_proxy) {
 			p->spec_lists_ms = ROUTE_NEAR_MS;
