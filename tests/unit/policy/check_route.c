@@ -493,6 +493,15 @@ START_TEST(tuning_model)
 	ck_assert_uint_eq(t.chunk_max, 0);
 	route_tuning(ROUTE_PROXIED, 0.1, false, false, &t);
 	ck_assert_int_eq(t.channels, 1);
+	/* Through a relay near: reads keep scp's pipeline at least, but
+	 * writes only a direct upload's round trip's worth (sshd copies
+	 * its channel buffer as a burst grows it) ... */
+	ck_assert_uint_eq(t.read_inflight, ROUTE_SCP_INFLIGHT);
+	ck_assert_uint_eq(t.write_inflight, route_inflight_bytes(0.1, true));
+	ck_assert_uint_lt(t.write_inflight, ROUTE_SCP_INFLIGHT);
+	/* ... and through ssh near, writes keep scp's window too. */
+	route_tuning(ROUTE_PROXIED, 0.1, false, true, &t);
+	ck_assert_uint_eq(t.write_inflight, ROUTE_SCP_INFLIGHT);
 	/* Through a relay: scp's pipeline at least per channel, and more
 	 * the farther ... */
 	route_tuning(ROUTE_PROXIED, 50, false, false, &t);
