@@ -92,6 +92,8 @@ prefix_of() { # FILE SOURCE: FILE is a prefix of SOURCE (maybe all of it)
 	n=$(stat -c %s "$1") || return 1
 	[ "$n" -le "$(stat -c %s "$2")" ] && cmp -s -n "$n" "$1" "$2"
 }
+# What -v said about the connections, after a failed check.
+show_conns() { grep -E "connection|ready|route" "$W/err" | head -30; }
 took_over() {
 	grep -q "connection [0-9]* failed" "$W/err" && grep -q "takes over" "$W/err"
 }
@@ -108,7 +110,7 @@ run "$FSCP" -v -l $LIMIT src.bin fscp-test:dst.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin "$H/dst.bin"
-check "$name" "-v says who failed and who took over" took_over
+check "$name" "-v says who failed and who took over" took_over || show_conns
 
 name="one of 4 connections killed mid-download"
 cp src.bin "$H/src.bin"
@@ -120,7 +122,7 @@ run "$FSCP" -v -l $LIMIT fscp-test:src.bin dst.bin
 wait "$bg"
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin dst.bin
-check "$name" "-v says who failed and who took over" took_over
+check "$name" "-v says who failed and who took over" took_over || show_conns
 
 name="one of 4 connections killed mid -r upload"
 rm -rf "$H/tree"
