@@ -51,7 +51,9 @@ feed_close(void *ctx)
 	return 0;
 }
 
-static const struct fscp_stream_ops feed_ops = { feed_read, feed_write, feed_close };
+static const struct fscp_stream_ops feed_ops = {
+	.read = feed_read, .write = feed_write, .close = feed_close, .abort = NULL,
+};
 
 static void
 converse(struct sftp_conn *c)
