@@ -194,6 +194,7 @@ route_plan_open(const struct route_facts *f, const struct route_decision *d,
 		b->probe = d->kind != ROUTE_SSM_PARALLEL && !b->via_proxy &&
 		    plan_wanted(f) == 0 && d->connections > 1;
 		b->n = d->connections;
+		b->upload = f->upload;
 		plan_channels(f, b);
 		if (d->kind == ROUTE_SSM_PARALLEL) {
 			/* Its data channel, not a window, caps a session. */
@@ -525,13 +526,53 @@ route_plan_spec_stops(double ms)
 	return ms >= 0 && ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
-int
-route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores)
+/* An upload's data in flight is its channels', each held to the server's
+ * window on it (route_channels), not its connections': it takes the
+ * connections that carry the channels a round trip of ms is worth, each
+ * with the most channels, and more join only as the climb measures them
+ * pay.  Connections past those add sshd processes, handshakes and
+ * channels that the copy does not need (256 MiB 50 ms away: two beat
+ * four in each of the three benchmark environments).  ms: the login's
+ * round trip, or the key exchange's (a round trip and both ends'
+ * computation). */
+static int
+plan_upload_conns(double ms, int n)
 {
-	int near;
+	double want = ms / ROUTE_CHANNEL_MS * ROUTE_FRESH_CONNS / ROUTE_MAX_CHANNELS + 0.5;
+	int k = want >= 1 ? (int)want : 1;
 
-	if (!in)
-		return banner_ms >= ROUTE_PLAN_FAR_BANNER_MS ? n : 0;
-	near = route_near_connections(rtt_ms, cores);
-	return near > 0 && near < n ? near : n;
+	return k < n ? k : n;
+}
+
+int
+route_plan_probe(enum route_probe_stage stage, double ms, int n, int cores, bool upload,
+    const char **why)
+{
+	int near, k = n;
+
+	*why = NULL;
+	if (stage == ROUTE_PROBE_BANNER) {
+		/* The banner comes after the server's start as well as the
+		 * round trip: far enough to start the others, too coarse to
+		 * size an upload by (its key exchange is next). */
+		return ms >= ROUTE_PLAN_FAR_BANNER_MS && !upload ? n : 0;
+	}
+	if (stage == ROUTE_PROBE_KEX) {
+		/* Only an upload waits for it, and a near one waits on for
+		 * the login's round trip, which tells how near. */
+		if (!upload || !(ms >= ROUTE_PLAN_FAR_BANNER_MS))
+			return 0;
+		k = plan_upload_conns(ms, n);
+	} else if ((near = route_near_connections(ms, cores)) > 0) {
+		/* Near, CPU binds, not the channels' windows. */
+		if (near < n)
+			*why = "a server this near is bound by CPU, and more only compete for it";
+		return near < n ? near : n;
+	} else if (upload && ms >= 0) {
+		k = plan_upload_conns(ms, n);
+	}
+	if (k < n)
+		*why = k == 1 ? "it carries the SFTP channels an upload this far needs" :
+		    "they carry the SFTP channels an upload this far needs";
+	return k;
 }

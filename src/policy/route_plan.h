@@ -60,6 +60,8 @@ struct route_pool_plan {
 				   default) */
 	bool via_proxy;		/* through the host's proxy command */
 	bool probe;		/* the first one tells how many more start */
+	bool upload;		/* ... for a copy that writes to the host
+				   (route_plan_probe) */
 	bool staged;		/* the copy starts on the first one up, the
 				   others join as they come */
 	bool spec;		/* speculative: nobody waits for it yet */
@@ -142,12 +144,17 @@ int route_plan_ssm_total(const struct route_facts *f, enum route_kind kind,
 bool route_plan_exec(const struct route_facts *f, const struct route_decision *d,
     bool *via_proxy);
 
-/* A probing pool's first connection has told something: its banner came
- * banner_ms after the connect (in: false), or it logged in and measured
- * rtt_ms (in: true; < 0: not measured).  Returns the connections the
- * pool of n should have in all, or 0: wait for the login.  A far banner
- * starts all at once; a near server is worth fewer (CPU-bound). */
-int route_plan_probe(bool in, double banner_ms, double rtt_ms, int n, int cores);
+/* A probing pool's first connection has told something, ms after its
+ * connect: its banner came, its key exchange took ms (about a round
+ * trip), or it logged in and measured a round trip of ms (< 0: not
+ * measured).  Returns the connections the pool of n should have in all,
+ * or 0: wait for the next stage.  A far banner starts all at once; a near
+ * server is worth fewer (CPU-bound); an upload is worth those its
+ * channels need, from its key exchange (upload: the pool writes).  *why:
+ * why fewer than n, for -v (NULL: not fewer). */
+enum route_probe_stage { ROUTE_PROBE_BANNER, ROUTE_PROBE_KEX, ROUTE_PROBE_LOGIN };
+int route_plan_probe(enum route_probe_stage stage, double ms, int n, int cores, bool upload,
+    const char **why);
 /* A speculative connection that pays only far away (far_only) measured
  * ms: its server's first bytes after the connect, or its key exchange.
  * True when it stops there, before the rest of its handshake. */

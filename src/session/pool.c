@@ -190,6 +190,8 @@ pool_expand(struct pool *b, int total)
 	if (b->expanded)
 		return;
 	b->expanded = true;
+	if (total < b->planned)
+		b->dropped = b->planned - (total > 0 ? total : 1);
 	if (!b->stop)
 		pool_start_upto(b, total);
 	pool_give_up(b);
@@ -243,15 +245,23 @@ pool_job_socket(void *arg, int fd)
 	pthread_mutex_unlock(&j->pool->lock);
 }
 
+/* Under b->lock: the connections that run, the plan's (less those a
+ * probe gave up) and the climb's so far. */
+static int
+pool_running(const struct pool *b)
+{
+	return b->planned - b->dropped + b->climbed;
+}
+
 /* The connections a connection's channels are sized for (route_channels):
- * those that run, the plan's and the climb's so far. */
+ * those that run. */
 static int
 pool_channel_conns(struct pool *b)
 {
 	int running;
 
 	pthread_mutex_lock(&b->lock);
-	running = b->planned + b->climbed;
+	running = pool_running(b);
 	pthread_mutex_unlock(&b->lock);
 	return running;
 }
@@ -284,15 +294,18 @@ pool_first_byte(void *arg, double ms)
 	struct pool *b = j->pool;
 	/* Only a probing pool asks (b->probe is set at its start): this runs
 	 * inside libssh, before its key exchange message goes. */
-	int conns = b->probe ? route_plan_probe(false, ms, -1, b->planned, proc_cores()) : 0;
+	const char *why = NULL;
+	int conns = b->probe ? route_plan_probe(ROUTE_PROBE_BANNER, ms, b->planned,
+	    proc_cores(), b->upload, &why) : 0;
 
 	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
 	if (pool_spec_stops(j, ms, "the server's first bytes came")) {
 		/* Not far: the plan wants none. */
 	} else if (b->probe && !b->expanded && conns > 0) {
-		log_verbose("the server's first bytes came after %.1f ms: %d connections start "
-		    "at once", ms, conns);
+		log_verbose("the server's first bytes came after %.1f ms: %d connection%s "
+		    "at once%s%s", ms, conns, conns == 1 ? " starts" : "s start",
+		    why != NULL ? ": " : "", why != NULL ? why : "");
 		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -300,17 +313,28 @@ pool_first_byte(void *arg, double ms)
 
 /* The first connection's key exchange took ms, about one round trip:
  * through a proxy, where the banner comes late after the proxy's and the
- * server's start, the nearer measure.  False: it stops. */
+ * server's start, the nearer measure; for an upload, what sizes the
+ * pool.  False: it stops. */
 static bool
 pool_kex(void *arg, double ms)
 {
 	struct pool_job *j = arg;
+	struct pool *b = j->pool;
+	const char *why = NULL;
+	int conns = b->probe ? route_plan_probe(ROUTE_PROBE_KEX, ms, b->planned, proc_cores(),
+	    b->upload, &why) : 0;
 	bool stops;
 
 	log_debug(2, "the key exchange took %.1f ms", ms);
-	pthread_mutex_lock(&j->pool->lock);
+	pthread_mutex_lock(&b->lock);
 	stops = pool_spec_stops(j, ms, "the key exchange was done");
-	pthread_mutex_unlock(&j->pool->lock);
+	if (!stops && b->probe && !b->expanded && conns > 0) {
+		log_verbose("the key exchange took %.1f ms: %d connection%s at once%s%s",
+		    ms, conns, conns == 1 ? " starts" : "s start", why != NULL ? ": " : "",
+		    why != NULL ? why : "");
+		pool_expand(b, conns);
+	}
+	pthread_mutex_unlock(&b->lock);
 	return !stops;
 }
 
@@ -338,14 +362,16 @@ static void
 pool_probe_done(struct pool_job *j, double rtt)
 {
 	struct pool *b = j->pool;
-	int conns = route_plan_probe(true, -1, rtt, b->planned, proc_cores());
+	const char *why;
+	int conns = route_plan_probe(ROUTE_PROBE_LOGIN, rtt, b->planned, proc_cores(), b->upload,
+	    &why);
 
 	pthread_mutex_lock(&b->lock);
 	if (b->probe && !b->expanded) {
-		if (conns < b->planned)
+		if (why != NULL)
 			log_verbose("server answers in %.2f ms and this machine has %d cores: "
-			    "%d fresh connection%s", rtt, proc_cores(), conns,
-			    conns == 1 ? "" : "s");
+			    "%d fresh connection%s: %s", rtt, proc_cores(), conns,
+			    conns == 1 ? "" : "s", why);
 		pool_expand(b, conns);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -407,7 +433,7 @@ pool_connect_one(void *arg)
 	if (lead) {
 		p.on_first_byte = pool_first_byte;
 		p.on_connect = pool_connected;
-		if (j->pool->far_only)
+		if (j->pool->far_only || (j->pool->probe && j->pool->upload))
 			p.on_kex = pool_kex;
 	}
 	if (lead && j->pool->delay_s > 0) {
@@ -585,9 +611,9 @@ pool_end(struct pool *b, bool report)
 	}
 	if (report && b->ok > 0 && b->chans > b->ok)
 		log_verbose("%d of %d connections ready in %.2f s, with %d SFTP channels",
-		    b->ok, b->planned + b->climbed, b->last, b->chans);
+		    b->ok, pool_running(b), b->last, b->chans);
 	else if (report && b->ok > 0)
-		log_verbose("%d of %d connections ready in %.2f s", b->ok, b->planned + b->climbed,
+		log_verbose("%d of %d connections ready in %.2f s", b->ok, pool_running(b),
 		    b->last);
 	pthread_mutex_destroy(&b->lock);
 	pthread_cond_destroy(&b->cond);
@@ -768,6 +794,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 			.abort_fd = -1, .up_cpu_s = -1 };
 	/* Probing: the first connection starts the others (pool_expand). */
 	b->probe = h->probe && n > 1;
+	b->upload = h->upload;
 	b->spec = b->never_add = h->spec;
 	b->far_only = h->spec && h->far_only;
 	b->gather = h->gather;
@@ -936,6 +963,19 @@ pool_coming(struct pool *b)
 		n += !b->jobs[i].done;
 	if (b->probe && !b->expanded)
 		n++;	/* the others wait for the first */
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+int
+pool_dropped(struct pool *b)
+{
+	int n;
+
+	if (b == NULL)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	n = b->dropped;
 	pthread_mutex_unlock(&b->lock);
 	return n;
 }

@@ -47,6 +47,7 @@ struct pool_how {
 	size_t window;		/* each connection's receive window (0: the
 				   transport's default) */
 	bool probe;		/* the first says how many more start */
+	bool upload;		/* ... for a copy that writes (route_plan_probe) */
 	bool spec;		/* speculative: nobody waits for it yet */
 	bool far_only;		/* ... wanted only for a far server: it stops
 				   at a near server's first bytes */
@@ -107,6 +108,9 @@ void pool_climb_end(struct pool *b);
 int pool_coming(struct pool *b);
 /* Connections still held for the climb (0 for NULL or once it ended). */
 int pool_room(struct pool *b);
+/* Planned connections a probing pool gave up once its first measured
+ * (route_plan_probe; 0 for NULL). */
+int pool_dropped(struct pool *b);
 
 /* Channels not handed out yet (0 for NULL); of those, the ones planned
  * or climbed to (not the climb's room, unless the pool has nothing else

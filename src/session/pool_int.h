@@ -62,6 +62,7 @@ struct pool {
 	int ok;			/* connections up so far */
 	int chans;		/* channels up so far */
 	bool probe;		/* the first connection says how many more start */
+	bool upload;		/* ... for a copy that writes */
 	bool spec;		/* opened before the listing, in case it pays */
 	bool never_add;		/* began speculative: new host keys are ssh's to
 				   add; adopted since (spec false), its room
@@ -80,6 +81,7 @@ struct pool {
 	double start_cpu_s;	/* FSCP_SSM_START_CPU; 0: measured */
 	struct proxycmd_meter *meter;	/* bytes the SSM proxies moved */
 	int planned;		/* connections the plan started with */
+	int dropped;		/* ... of which the probe gave up (pool_expand) */
 	int held;		/* the last held connections wait for the climb
 				   (pool_climb): not started, not given up */
 	bool climbing;		/* ... and the copy waits for them too */

@@ -47,6 +47,7 @@ struct session_climb {
 	double join_s;			/* how long they took to join; < 0: not known */
 	double join_floor_s;		/* the first join takes at least this */
 	bool joining;			/* some started since the last interval */
+	bool counted;			/* conns less those a probe gave up */
 	double settle_until;		/* no interval starts before (their ramp) */
 };
 
@@ -90,7 +91,7 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
 {
 	struct pool_how h = { .proxy = proxy, .direct = direct, .compress = compress,
 		.n = p->n, .per = p->per, .window = p->window, .probe = p->probe,
-		.spec = p->spec,
+		.upload = p->upload, .spec = p->spec,
 		.far_only = p->far_only, .room = p->room,
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
 		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s,
@@ -200,8 +201,8 @@ session_bypass_wait(struct session *s, const struct pool_how *h, bool staged)
 		session_pool_end(s, true);
 	else if (session_pending_count(s) > 0)
 		log_verbose("%d of %d %sconnections up in %.2f s: the copy starts, the others "
-		    "join as they come up", pool_up(b), h->n, had > 0 ? "more " : "",
-		    pool_age(b));
+		    "join as they come up", pool_up(b), h->n - pool_dropped(b),
+		    had > 0 ? "more " : "", pool_age(b));
 	else
 		session_pool_end(s, true);
 	return s->nconns - had;
@@ -388,6 +389,12 @@ session_tick(struct session *s, uint64_t moved, uint64_t total)
 	if (pool_coming(s->pending) > 0) {
 		c->t0 = 0;
 		return -1;
+	}
+	if (!c->counted) {
+		/* Every connection is in, so a probing pool has decided how
+		 * many of its planned ones run. */
+		c->st.conns -= pool_dropped(s->pending);
+		c->counted = true;
 	}
 	if (c->joining) {
 		c->join_s = now - c->add_t;

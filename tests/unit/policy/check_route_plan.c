@@ -610,28 +610,57 @@ START_TEST(plan_reconnect)
 END_TEST
 
 /* A probing pool's first connection: a far banner starts all at once, a
- * near one waits for the login, whose round trip may mean fewer. */
+ * near one waits for the login, whose round trip may mean fewer.  An
+ * upload waits for the key exchange, about a round trip, and starts
+ * those that carry the channels it is worth, each with the most. */
 START_TEST(plan_probe)
 {
+	enum { B = ROUTE_PROBE_BANNER, K = ROUTE_PROBE_KEX, L = ROUTE_PROBE_LOGIN };
 	static const struct {
-		bool in;
-		double banner_ms, rtt_ms;
+		int stage;
+		bool upload;
+		double ms;
 		int n, cores, want;
 	} t[] = {
-		{ false, 50, -1, 8, 8, 8 },	/* far banner: all now */
-		{ false, 10, -1, 8, 8, 8 },
-		{ false, 2, -1, 8, 8, 0 },	/* near banner: wait for the login */
-		{ false, -1, -1, 8, 8, 0 },	/* none within the wait */
-		{ true, -1, 0.1, 8, 8, 4 },	/* near: half the cores */
-		{ true, -1, 0.1, 3, 8, 3 },	/* ... never more than planned */
-		{ true, -1, 0.1, 8, 1, 1 },
-		{ true, -1, 5.0, 8, 8, 8 },	/* far: all */
-		{ true, -1, -1, 8, 8, 8 },	/* not measured: all */
+		{ B, false, 50, 8, 8, 8 },	/* far banner: all now */
+		{ B, false, 10, 8, 8, 8 },
+		{ B, false, 2, 8, 8, 0 },	/* near banner: wait for the login */
+		{ B, false, -1, 8, 8, 0 },	/* none within the wait */
+		{ K, false, 50, 8, 8, 0 },	/* a download does not wait for it */
+		{ L, false, 0.1, 8, 8, 4 },	/* near: half the cores */
+		{ L, false, 0.1, 3, 8, 3 },	/* ... never more than planned */
+		{ L, false, 0.1, 8, 1, 1 },
+		{ L, false, 5.0, 8, 8, 8 },	/* far: all */
+		{ L, false, -1, 8, 8, 8 },	/* not measured: all */
+		/* Uploads: a banner's time is the server's start as well ... */
+		{ B, true, 50, 4, 2, 0 },
+		{ B, true, 150, 4, 2, 0 },
+		/* ... the key exchange 50 ms away is worth 16 channels, two
+		 * connections of 8 ... */
+		{ K, true, 50, 4, 2, 2 },
+		{ L, true, 50, 4, 2, 2 },
+		/* ... 150 ms more than four carry: all that are planned ... */
+		{ K, true, 150, 4, 2, 4 },
+		{ L, true, 150, 4, 2, 4 },
+		/* ... 12 ms one, with a few channels ... */
+		{ K, true, 12, 4, 2, 1 },
+		{ L, true, 12, 4, 2, 1 },
+		/* ... near, the login tells, and CPU binds as for a download. */
+		{ K, true, 3, 4, 2, 0 },
+		{ L, true, 0.1, 4, 8, 4 },
+		{ L, true, 0.1, 4, 2, 1 },
+		{ L, true, -1, 4, 2, 4 },	/* not measured: all */
 	};
 
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		ck_assert_msg(route_plan_probe(t[i].in, t[i].banner_ms, t[i].rtt_ms, t[i].n,
-		    t[i].cores) == t[i].want, "row %zu", i);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *why = "unset";
+		int got = route_plan_probe((enum route_probe_stage)t[i].stage, t[i].ms, t[i].n,
+		    t[i].cores, t[i].upload, &why);
+
+		ck_assert_msg(got == t[i].want, "row %zu: %d", i, got);
+		/* -v says why whenever fewer start than were planned. */
+		ck_assert_msg((why != NULL) == (got > 0 && got < t[i].n), "row %zu", i);
+	}
 	/* A far-only speculative connection stops at a banner from where
 	 * the copy would stay on ssh while measured (a round trip under
 	 * ~33 ms). */
