@@ -642,9 +642,11 @@ START_TEST(plan_probe)
 		/* ... 150 ms more than four carry: all that are planned ... */
 		{ K, true, 150, 4, 2, 4 },
 		{ L, true, 150, 4, 2, 4 },
-		/* ... 12 ms one, with a few channels ... */
-		{ K, true, 12, 4, 2, 1 },
-		{ L, true, 12, 4, 2, 1 },
+		/* ... 12 ms two, with a few channels each (the server's side
+		 * of one connection handles its data in series) ... */
+		{ K, true, 12, 4, 2, 2 },
+		{ L, true, 12, 4, 2, 2 },
+		{ L, true, 12, 1, 2, 1 },	/* never more than planned */
 		/* ... near, the login tells, and CPU binds as for a download. */
 		{ K, true, 3, 4, 2, 0 },
 		{ L, true, 0.1, 4, 8, 4 },
