@@ -139,10 +139,19 @@ FSCP_ROUTE= FSCP_CONNECTIONS= run "$FSCP" -v big.bin far:big.bin
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s big.bin "$H/big.bin"
 kex=$(sed -n 's/.*the key exchange took \([0-9.]*\) ms: \([0-9]*\) connections* starts* at once.*/\1 \2/p' "$W/err")
-want=$(echo "$kex" | awk '{ k = int($1 / 25 + 0.5); if (k < 2) k = 2; if (k > 4) k = 4; print k }')
+# -v rounds the figure to 0.1 ms: at a step (62.5, 87.5 ms) either count
+# is right.
+conns_for() { # MS OFFSET
+	awk -v ms="$1" -v d="$2" 'BEGIN { k = int((ms + d) / 25 + 0.5); if (k < 2) k = 2; if (k > 4) k = 4; print k }'
+}
+ms=${kex% *} got=${kex#* }
+want=$(conns_for "$ms" 0)
 check "$name" "-v: the key exchange started the others ($kex)" test -n "$kex"
-check "$name" "as many as its round trip's channels need ($kex: $want)" \
-	test "$(echo "$kex" | cut -d' ' -f2)" = "$want"
+if [ -n "$kex" ] && [ "$got" != "$want" ] &&
+	{ [ "$got" = "$(conns_for "$ms" -0.05)" ] || [ "$got" = "$(conns_for "$ms" 0.05)" ]; }; then
+	want=$got
+fi
+check "$name" "as many as its round trip's channels need ($kex: $want)" test "$got" = "$want"
 # The copy starts on the first with the others counted, or all are up
 # first (the climb may add to the count that is ready at the end).
 check "$name" "-v: the pool has that many" grep -qE "of $want connections (up|ready) in" "$W/err"
