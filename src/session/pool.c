@@ -286,6 +286,18 @@ pool_spec_stops(struct pool_job *j, double ms, const char *what)
 	return true;
 }
 
+/* Under b->lock: a probing pool's first connection told "what ... ms",
+ * and route_plan_probe says conns start now (0: wait), why for -v. */
+static void
+pool_probe_at(struct pool *b, const char *what, double ms, int conns, const char *why)
+{
+	if (!b->probe || b->expanded || conns <= 0)
+		return;
+	log_verbose("%s %.1f ms: %d connection%s at once%s%s", what, ms, conns,
+	    conns == 1 ? " starts" : "s start", why != NULL ? ": " : "", why != NULL ? why : "");
+	pool_expand(b, conns);
+}
+
 /* The first connection's banner came: a far server's others start now. */
 static void
 pool_first_byte(void *arg, double ms)
@@ -300,14 +312,9 @@ pool_first_byte(void *arg, double ms)
 
 	log_debug(2, "the server's first bytes came after %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
-	if (pool_spec_stops(j, ms, "the server's first bytes came")) {
-		/* Not far: the plan wants none. */
-	} else if (b->probe && !b->expanded && conns > 0) {
-		log_verbose("the server's first bytes came after %.1f ms: %d connection%s "
-		    "at once%s%s", ms, conns, conns == 1 ? " starts" : "s start",
-		    why != NULL ? ": " : "", why != NULL ? why : "");
-		pool_expand(b, conns);
-	}
+	/* Not far, a far-only pool stops: the plan wants none. */
+	if (!pool_spec_stops(j, ms, "the server's first bytes came"))
+		pool_probe_at(b, "the server's first bytes came after", ms, conns, why);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -328,12 +335,8 @@ pool_kex(void *arg, double ms)
 	log_debug(2, "the key exchange took %.1f ms", ms);
 	pthread_mutex_lock(&b->lock);
 	stops = pool_spec_stops(j, ms, "the key exchange was done");
-	if (!stops && b->probe && !b->expanded && conns > 0) {
-		log_verbose("the key exchange took %.1f ms: %d connection%s at once%s%s",
-		    ms, conns, conns == 1 ? " starts" : "s start", why != NULL ? ": " : "",
-		    why != NULL ? why : "");
-		pool_expand(b, conns);
-	}
+	if (!stops)
+		pool_probe_at(b, "the key exchange took", ms, conns, why);
 	pthread_mutex_unlock(&b->lock);
 	return !stops;
 }
