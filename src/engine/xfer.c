@@ -41,7 +41,7 @@ xfer_free(struct xfer *x)
 
 	if (x == NULL)
 		return;
-	while ((t = xfer_pop(x, false)) != NULL)
+	while ((t = xfer_pop(x, NULL, false)) != NULL)
 		free(t);
 	xfer_forget_files(x);
 	free(x->files);
@@ -153,6 +153,7 @@ xfer_retire_since(struct xfer *x, double since)
 
 		if (w->joined_t >= since && !atomic_load(&w->retire)) {
 			atomic_store(&w->retire, true);
+			x->pace[w->id - 1].working = false;
 			log_verbose("connection %d takes no more work", w->id);
 		}
 	}
@@ -177,6 +178,9 @@ xfer_run(struct xfer *x)
 	bool up = false;
 
 	x->nplanned = x->nconns + (x->joiner.planned < extra ? x->joiner.planned : extra);
+	/* Each worker's pace, by id - 1 (the reconnect's is the last). */
+	x->npace = x->nconns + extra + 1;
+	x->pace = xcalloc((size_t)x->npace, sizeof(*x->pace));
 	for (size_t i = 0; i < x->nfiles; i++) {
 		up = up || x->files[i]->dir == XFER_UP;
 		xfer_queue_file(x, x->files[i]);
@@ -270,6 +274,9 @@ xfer_run(struct xfer *x)
 	}
 	free(ws);
 	free(tids);
+	free(x->pace);
+	x->pace = NULL;
+	x->npace = 0;
 	if (x->dead) {
 		xfer_abandon(x);
 		xfer_forget_files(x);

@@ -203,7 +203,7 @@ xfer_abandon(struct xfer *x)
 {
 	struct xfer_task *t;
 
-	while ((t = xfer_pop(x, false)) != NULL)
+	while ((t = xfer_pop(x, NULL, false)) != NULL)
 		free(t);
 	for (size_t i = 0; i < x->nfiles; i++) {
 		struct xfer_file *f = x->files[i];

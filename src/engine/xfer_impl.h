@@ -140,6 +140,7 @@ struct xfer_task {
 	uint8_t handle[256];
 	uint32_t hlen;
 	uint64_t next_off;
+	uint64_t qbytes;	/* what it counted in queued_bytes while queued */
 	int outstanding;
 	bool took_last;		/* counted itself off data_left: sets the attributes */
 	uint64_t short_at;	/* a short READ behind a CLOSE ended here, or TASK_NO_SHORT */
@@ -202,6 +203,19 @@ struct xfer_dirfix {
 	struct sftp_attrs a;	/* remote: SETSTAT attrs; local: times */
 };
 
+/* What a worker last said of its pace, for the others' decisions at the
+ * copy's tail (route_plan_pace_take).  Under x->lock; one per worker
+ * slot, by id - 1. */
+struct xfer_pace {
+	bool working;		/* started, not ended nor retired */
+	bool known;		/* it has finished a piece: its rate means something */
+	bool left_tail;		/* it left the tail to the others (said once, -v) */
+	double t0;		/* when it took its first task (0: none yet) */
+	double at;		/* when it last said */
+	uint64_t moved;		/* payload answered by then */
+	uint64_t left;		/* bytes it held and had not had answered then */
+};
+
 struct xfer {
 	struct xfer_params p;
 	struct sftp_conn **conns;
@@ -212,6 +226,9 @@ struct xfer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct xfer_task *head, *tail;
+	uint64_t queued_bytes;	/* what the queued tasks have left to move */
+	struct xfer_pace *pace;	/* each worker's (during a run) */
+	int npace;
 	int unreleased;		/* multi-chunk files whose chunk 0 is not open yet */
 	int taken;		/* tasks that workers hold and have not finished */
 	int alive;		/* workers running */
@@ -242,6 +259,7 @@ struct worker {
 	uint64_t moved;			/* payload answered, for -vv */
 	unsigned tasks;			/* tasks taken, for -vv */
 	unsigned opens;			/* ... and the OPENs they sent */
+	unsigned finished;		/* pieces finished */
 	uint64_t max_inflight_bytes;
 	struct xfer_task **active;
 	size_t nactive;
@@ -263,12 +281,15 @@ void xfer_queue_file(struct xfer *x, struct xfer_file *f);
 void xfer_release_rest(struct xfer *x, struct xfer_file *f, bool ok);
 /* Under x->lock: tasks wait, may be released, or are held by a worker. */
 bool xfer_work_left(const struct xfer *x);
-/* The next task; with wait, block while others may still produce one. */
-struct xfer_task *xfer_pop(struct xfer *x, bool wait);
+/* The next task; with wait, block while others may still produce one.
+ * A worker (w, else NULL) leaves the copy's tail to faster ones. */
+struct xfer_task *xfer_pop(struct xfer *x, struct worker *w, bool wait);
 /* A new task at the end of the queue (a file that grew). */
 void xfer_push(struct xfer *x, struct xfer_task *t);
-/* The queue's head when it is a fresh piece of f (popped with take). */
-struct xfer_task *xfer_next_piece(struct xfer *x, const struct xfer_file *f, bool take);
+/* The queue's head when it is a fresh piece of f that w would take (popped
+ * with take). */
+struct xfer_task *xfer_next_piece(struct xfer *x, struct worker *w, const struct xfer_file *f,
+    bool take);
 /* A task taken from the queue is finished (back NULL) or given back. */
 void xfer_untake(struct xfer *x, struct xfer_task *back);
 /* Nothing is left to hand out: a connection arriving now has no work. */
@@ -309,6 +330,8 @@ int worker_dispatch(struct worker *w, const struct sftp_reply *rep);
 
 void worker_init(struct worker *w, struct xfer *x, struct sftp_conn *c, bool up, int id);
 void worker_free(struct worker *w);
+/* Bytes its tasks hold that have not been answered (its own thread). */
+uint64_t worker_left(const struct worker *w);
 /* Count the worker alive and start its thread; false when it did not start. */
 bool worker_start(struct worker *w, pthread_t *tid);
 

@@ -23,6 +23,7 @@ xfer_task_done(struct worker *w, struct xfer_task *t)
 	struct xfer_file *f = t->f;
 
 	task_finished(t);
+	w->finished++;
 	if (atomic_fetch_sub(&f->chunks_left, 1) == 1)
 		xfer_file_finish(w->x, f);
 	xfer_untake(w->x, NULL);
@@ -254,7 +255,7 @@ task_hand_over(struct worker *w, struct xfer_task *t, size_t slot)
 	if (!piece_hands_over(t) || t->outstanding != 0 || t->next_off < t->end || task_short(t) ||
 	    atomic_load(&f->failed) || atomic_load(&w->retire))
 		return NULL;
-	if ((n = xfer_next_piece(w->x, f, true)) == NULL)
+	if ((n = xfer_next_piece(w->x, w, f, true)) == NULL)
 		return NULL;
 	task_claim(w, n);
 	memcpy(n->handle, t->handle, t->hlen);
@@ -331,7 +332,7 @@ task_step(struct worker *w, struct xfer_task *t)
 	 * download piece whose file has its next piece queued waits too: its
 	 * handle goes on to that piece (task_hand_over). */
 	if (t->f->dir == XFER_DOWN && t->outstanding > 0 && piece_hands_over(t) &&
-	    !atomic_load(&w->retire) && xfer_next_piece(w->x, t->f, false) != NULL)
+	    !atomic_load(&w->retire) && xfer_next_piece(w->x, w, t->f, false) != NULL)
 		return false;
 	if (t->f->dir == XFER_DOWN || task_only(t) || t->outstanding == 0) {
 		send_close(w, t);

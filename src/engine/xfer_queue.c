@@ -5,10 +5,32 @@
 #include "config.h"
 #include "engine/xfer_impl.h"
 #include "engine/journal.h"
+#include "util/clock.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 #include "policy/operand.h"
+#include "policy/route_plan.h"
 
 #include <stdlib.h>
+
+/* A worker that left the tail to the others looks again this often:
+ * rates change, and a connection that dies gives its pieces back. */
+#define XFER_PACE_RECHECK_S 0.05
+
+/* Under x->lock: t joins (or leaves) the queue's count of bytes. */
+static void
+queue_count(struct xfer *x, struct xfer_task *t)
+{
+	t->qbytes = t->end > t->next_off ? t->end - t->next_off : 0;
+	x->queued_bytes += t->qbytes;
+}
+
+static void
+queue_uncount(struct xfer *x, struct xfer_task *t)
+{
+	x->queued_bytes -= t->qbytes;
+	t->qbytes = 0;
+}
 
 /* ---- planned files ------------------------------------------------------ */
 
@@ -185,6 +207,7 @@ xfer_queue_file(struct xfer *x, struct xfer_file *f)
 	if (n > 1)
 		x->unreleased++;
 	first->next = NULL;
+	queue_count(x, first);
 	if (x->tail)
 		x->tail->next = first;
 	else
@@ -204,8 +227,11 @@ xfer_release_rest(struct xfer *x, struct xfer_file *f, bool ok)
 	pthread_mutex_lock(&x->lock);
 	x->unreleased--;
 	if (ok) {
-		for (t = rest; t->next; t = t->next)
-			;
+		for (t = rest;; t = t->next) {
+			queue_count(x, t);
+			if (t->next == NULL)
+				break;
+		}
 		if (x->tail)
 			x->tail->next = rest;
 		else
@@ -242,21 +268,93 @@ xfer_shift(struct xfer *x)
 	if (x->head == NULL)
 		x->tail = NULL;
 	t->next = NULL;
+	queue_uncount(x, t);
 	x->taken++;
 	return t;
 }
 
+/* Under x->lock: w says how it is doing (its slot in x->pace), and may
+ * take t, the queue's head, unless the other working connections would
+ * finish all that is queued before w finished t.  NULL w: no pace. */
+static bool
+pace_take(struct xfer *x, struct worker *w, const struct xfer_task *t)
+{
+	if (w == NULL || x->pace == NULL || w->id < 1 || w->id > x->npace || x->dead)
+		return true;
+	struct xfer_pace *me = &x->pace[w->id - 1];
+	double now = clock_now();
+
+	me->at = now;
+	me->moved = w->moved;
+	me->left = worker_left(w);
+	me->known = w->finished > 0;
+	if (me->t0 == 0)
+		me->t0 = now;
+
+	struct route_pace in = { .queued = (double)x->queued_bytes,
+	    .piece = t->end > t->next_off ? (double)(t->end - t->next_off) : 0 };
+
+	if (me->known && now > me->t0) {
+		in.my_Bps = (double)me->moved / (now - me->t0);
+		in.my_left = (double)me->left;
+	}
+	for (int i = 0; i < x->npace; i++) {
+		const struct xfer_pace *o = &x->pace[i];
+
+		if (o == me || !o->working)
+			continue;
+		if (!o->known || o->at <= o->t0 || now <= o->t0) {
+			in.others_left += (double)o->left;	/* held, at a rate not known */
+			continue;
+		}
+		/* As of now, as this one's own: what it said then, and what it
+		 * has moved since at that rate of what it held. */
+		double rate = (double)o->moved / (o->at - o->t0);
+		double since = rate * (now - o->at);
+
+		if (since > (double)o->left)
+			since = (double)o->left;
+		rate = ((double)o->moved + since) / (now - o->t0);
+		in.others_Bps += rate;
+		if (rate > in.best_Bps)
+			in.best_Bps = rate;
+		in.others_left += (double)o->left - since;
+	}
+	if (route_plan_pace_take(&in))
+		return true;
+	/* One with work in hand only waits; one with none idles (said once). */
+	if (me->left == 0 && !me->left_tail) {
+		me->left_tail = true;
+		log_verbose("connection %d leaves the tail to the others: at %.1f MB/s a %.1f MiB "
+		    "piece would end after their %.1f MB/s had moved the %.1f MiB queued", w->id,
+		    in.my_Bps / 1e6, in.piece / 1048576.0, in.others_Bps / 1e6,
+		    in.queued / 1048576.0);
+	}
+	return false;
+}
+
 /* The next task; with wait, block while others may still produce one. */
 struct xfer_task *
-xfer_pop(struct xfer *x, bool wait)
+xfer_pop(struct xfer *x, struct worker *w, bool wait)
 {
 	struct xfer_task *t = NULL;
 
 	pthread_mutex_lock(&x->lock);
-	while (x->head == NULL && wait && xfer_work_left(x) && !x->dead)
-		pthread_cond_wait(&x->cond, &x->lock);
-	if (x->head != NULL)
-		t = xfer_shift(x);
+	for (;;) {
+		if (x->head != NULL && pace_take(x, w, x->head)) {
+			t = xfer_shift(x);
+			break;
+		}
+		if (!wait || !xfer_work_left(x) || x->dead)
+			break;
+		if (x->head == NULL) {
+			pthread_cond_wait(&x->cond, &x->lock);
+		} else {
+			struct timespec ts = clock_deadline(XFER_PACE_RECHECK_S);
+
+			(void)pthread_cond_timedwait(&x->cond, &x->lock, &ts);
+		}
+	}
 	pthread_mutex_unlock(&x->lock);
 	return t;
 }
@@ -267,6 +365,7 @@ xfer_push(struct xfer *x, struct xfer_task *t)
 {
 	pthread_mutex_lock(&x->lock);
 	t->next = NULL;
+	queue_count(x, t);
 	if (x->tail)
 		x->tail->next = t;
 	else
@@ -279,13 +378,13 @@ xfer_push(struct xfer *x, struct xfer_task *t)
 /* The next queued task when it is a piece of f (popped with take); NULL
  * when the queue's head is anything else. */
 struct xfer_task *
-xfer_next_piece(struct xfer *x, const struct xfer_file *f, bool take)
+xfer_next_piece(struct xfer *x, struct worker *w, const struct xfer_file *f, bool take)
 {
 	struct xfer_task *t;
 
 	pthread_mutex_lock(&x->lock);
 	t = x->head;
-	if (t != NULL && (t->f != f || task_grows(t) || t->state != T_NEW))
+	if (t != NULL && (t->f != f || task_grows(t) || t->state != T_NEW || !pace_take(x, w, t)))
 		t = NULL;
 	if (t != NULL && take)
 		t = xfer_shift(x);
@@ -300,6 +399,7 @@ xfer_untake(struct xfer *x, struct xfer_task *back)
 	pthread_mutex_lock(&x->lock);
 	x->taken--;
 	if (back != NULL) {
+		queue_count(x, back);
 		back->next = x->head;
 		x->head = back;
 		if (x->tail == NULL)

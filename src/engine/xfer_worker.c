@@ -46,6 +46,12 @@ worker_pending(const struct worker *w)
 	return sum;
 }
 
+uint64_t
+worker_left(const struct worker *w)
+{
+	return sftp_tracked_bytes(w->tr) + worker_pending(w);
+}
+
 static void
 worker_take(struct worker *w, struct xfer_task *t)
 {
@@ -77,7 +83,7 @@ worker_run(struct worker *w)
 			}
 			if (!sent && w->nactive < w->max_active && !atomic_load(&w->retire) &&
 			    sftp_tracked_bytes(w->tr) + worker_pending(w) < w->max_inflight_bytes) {
-				struct xfer_task *t = xfer_pop(x, sftp_tracked(w->tr) == 0 && w->nactive == 0);
+				struct xfer_task *t = xfer_pop(x, w, sftp_tracked(w->tr) == 0 && w->nactive == 0);
 
 				if (t != NULL) {
 					worker_take(w, t);
@@ -94,7 +100,7 @@ worker_run(struct worker *w)
 				 * the rest; its connection idles until the end. */
 				if (atomic_load(&w->retire))
 					return 0;
-				if ((t = xfer_pop(x, true)) == NULL)
+				if ((t = xfer_pop(x, w, true)) == NULL)
 					return 0;
 				worker_take(w, t);
 			}
@@ -190,6 +196,8 @@ worker_thread(void *arg)
 	if (rc != 0)
 		snprintf(x->fatal, sizeof(x->fatal), "%s", w->broken ? w->why : "");
 	x->alive--;
+	if (x->pace != NULL)
+		x->pace[w->id - 1].working = false;
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
 	return NULL;
@@ -234,11 +242,15 @@ worker_start(struct worker *w, pthread_t *tid)
 
 	pthread_mutex_lock(&x->lock);
 	x->alive++;
+	if (x->pace != NULL)
+		x->pace[w->id - 1] = (struct xfer_pace){ .working = true };
 	pthread_mutex_unlock(&x->lock);
 	if (pthread_create(tid, NULL, worker_thread, w) == 0)
 		return true;
 	pthread_mutex_lock(&x->lock);
 	x->alive--;
+	if (x->pace != NULL)
+		x->pace[w->id - 1].working = false;
 	pthread_cond_broadcast(&x->cond);
 	pthread_mutex_unlock(&x->lock);
 	return false;

@@ -578,3 +578,24 @@ route_plan_probe(enum route_probe_stage stage, double ms, int n, int cores, bool
 		*why = "they carry the SFTP channels an upload this far needs";
 	return k;
 }
+
+bool
+route_plan_pace_take(const struct route_pace *p)
+{
+	if (p->my_Bps <= 0 || p->others_Bps <= 0 || p->best_Bps <= 0 || p->piece <= 0 ||
+	    p->queued < p->piece)
+		return true;
+	/* The copy ends when the last connection does: compare when it ends
+	 * if this one takes the piece with when it ends if it leaves it.  The
+	 * others share the rest at their summed rate; a piece is one
+	 * connection's, so left to them it is counted as the fastest one's,
+	 * after the rest.  That way the fastest connection with nothing in
+	 * hand always takes, and the tail never waits on all of them. */
+	double rest = (p->others_left + p->queued - p->piece) / p->others_Bps;
+	double take_mine = (p->my_left + p->piece) / p->my_Bps;
+	double leave_mine = p->my_left / p->my_Bps, leave_theirs = rest + p->piece / p->best_Bps;
+	double end_take = take_mine > rest ? take_mine : rest;
+	double end_leave = leave_mine > leave_theirs ? leave_mine : leave_theirs;
+
+	return end_take <= end_leave;
+}

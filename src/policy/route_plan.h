@@ -244,6 +244,23 @@ struct route_ssm_wave {
  * more now, wait, or stop adding. */
 void route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *out);
 
+/* The tail of a copy: whether one connection takes the queued piece,
+ * or leaves it to the others because they would finish everything
+ * queued before it finished that piece (a master's window-bound channel
+ * beside fresh connections, a slow SSM session).  A rate not measured
+ * yet (<= 0) counts as unknown, and unknown takes, as before. */
+struct route_pace {
+	double my_Bps;		/* this connection's goodput since it took work */
+	double my_left;		/* bytes it holds and has not had answered */
+	double others_Bps;	/* the other working connections' goodput, summed */
+	double best_Bps;	/* the fastest other's */
+	double others_left;	/* bytes they hold, as far as known */
+	double queued;		/* bytes queued, the piece included */
+	double piece;		/* the piece at the queue's head */
+};
+/* True: take the piece (it does not make the copy end later). */
+bool route_plan_pace_take(const struct route_pace *p);
+
 /* A connection opened again after every one died: one, one channel. */
 void route_plan_reconnect(struct route_pool_plan *p);
 

@@ -37,7 +37,7 @@ queue_add(struct xfer *x, const char *name, uint64_t size)
 static struct xfer_task *
 queue_take(struct xfer *x)
 {
-	return xfer_pop(x, false);
+	return xfer_pop(x, NULL, false);
 }
 
 static void
@@ -200,13 +200,13 @@ START_TEST(next_piece_of_the_same_file)
 	struct xfer_task *t = queue_take(x), *n;
 
 	/* other is next until big's pieces are released behind it... */
-	ck_assert_ptr_null(xfer_next_piece(x, f, false));
-	ck_assert_ptr_nonnull(xfer_next_piece(x, g, false));
+	ck_assert_ptr_null(xfer_next_piece(x, NULL, f, false));
+	ck_assert_ptr_nonnull(xfer_next_piece(x, NULL, g, false));
 	n = queue_take(x);
 	task_drop(x, n);
 	xfer_release_rest(x, f, true);
 	/* ... then a piece of big is, and is handed the open handle. */
-	n = xfer_next_piece(x, f, true);
+	n = xfer_next_piece(x, NULL, f, true);
 	ck_assert_ptr_nonnull(n);
 	ck_assert_uint_eq(n->idx, 1);
 	task_opened(n);

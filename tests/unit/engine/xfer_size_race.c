@@ -56,7 +56,7 @@ main(void)
 
 	xfer_add(x, &it, NULL);
 	xfer_queue_file(x, x->files[0]);
-	t = xfer_pop(x, false);
+	t = xfer_pop(x, NULL, false);
 	if (t == NULL || pthread_create(&r, NULL, reader, x) != 0 ||
 	    pthread_create(&w, NULL, writer, t) != 0) {
 		fprintf(stderr, "cannot set up the threads\n");

@@ -918,6 +918,78 @@ START_TEST(plan_on_master)
 }
 END_TEST
 
+/* The copy's tail (route_plan_pace_take): MB/s and MiB. */
+struct pace_row {
+	const char *name;
+	double my, my_left, others, best, others_left, queued, piece;
+	bool take;
+};
+
+static const struct pace_row pace_rows[] = {
+	{ "a master's window beside three fresh, one piece left", 35, 0, 300, 100, 18, 16, 16,
+	  false },
+	{ "a master's window beside three fresh, much queued", 35, 0, 300, 100, 18, 192, 16,
+	  true },
+	{ "equal connections take", 100, 0, 300, 100, 0, 16, 16, true },
+	{ "the fastest with nothing in hand takes", 120, 0, 200, 100, 30, 16, 16, true },
+	{ "holding much, it leaves the piece to an idle one", 100, 64, 100, 100, 0, 16, 16,
+	  false },
+	{ "its rate not known yet", 0, 0, 300, 100, 0, 16, 16, true },
+	{ "the others' not known yet", 35, 0, 0, 0, 40, 16, 16, true },
+	{ "an SSM session's small piece beside equal ones", 0.8, 0, 7.2, 0.8, 2, 0.0625, 0.0625,
+	  true },
+	{ "a slow SSM session's last small piece", 0.2, 0, 7.2, 0.8, 0.5, 0.0625, 0.0625,
+	  false },
+};
+
+static struct route_pace
+pace_in(double my, double my_left, double others, double best, double others_left,
+    double queued, double piece)
+{
+	return (struct route_pace){ .my_Bps = my * 1e6, .my_left = my_left * 1048576,
+		.others_Bps = others * 1e6, .best_Bps = best * 1e6,
+		.others_left = others_left * 1048576, .queued = queued * 1048576,
+		.piece = piece * 1048576 };
+}
+
+START_TEST(plan_pace_table)
+{
+	const struct pace_row *r = &pace_rows[_i];
+	struct route_pace in = pace_in(r->my, r->my_left, r->others, r->best, r->others_left,
+	    r->queued, r->piece);
+
+	ck_assert_msg(route_plan_pace_take(&in) == r->take, "%s: %s", r->name,
+	    r->take ? "left it" : "took it");
+}
+END_TEST
+
+/* Whatever the figures, the fastest connection with nothing in hand takes
+ * the piece: the tail never waits with every connection declining. */
+START_TEST(plan_pace_progress)
+{
+	unsigned long s = 12345;
+	int declined = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		double v[6];
+
+		for (int k = 0; k < 6; k++) {
+			s = s * 6364136223846793005ul + 1442695040888963407ul;
+			v[k] = (double)((s >> 33) % 1000 + 1);
+		}
+		double my = v[0], best = v[1] < my ? v[1] : my;
+		struct route_pace in = pace_in(my, 0, best + v[2], best, v[3], v[4] + v[5], v[5]);
+
+		ck_assert_msg(route_plan_pace_take(&in), "case %d: the fastest idle one declined",
+		    i);
+		in = pace_in(v[0], v[1], v[2] + v[3], v[3], v[4], v[5] * 2, v[5]);
+		declined += !route_plan_pace_take(&in);
+	}
+	/* ... and the rule does decline somewhere in that space. */
+	ck_assert_int_gt(declined, 0);
+}
+END_TEST
+
 TCase *route_plan_tcase(void);
 
 TCase *
@@ -940,5 +1012,7 @@ route_plan_tcase(void)
 	tcase_add_test(tc, plan_climb_takes_back);
 	tcase_add_test(tc, plan_grow_idle);
 	tcase_add_test(tc, plan_climb_room);
+	tcase_add_loop_test(tc, plan_pace_table, 0, (int)(sizeof(pace_rows) / sizeof(pace_rows[0])));
+	tcase_add_test(tc, plan_pace_progress);
 	return tc;
 }
