@@ -183,6 +183,7 @@ sshconn_open(const struct sshconn_params *p, struct sshconn **out, char *err, si
 
 	c->connect_ms = -1;
 	c->kex_ms = -1;
+	c->service_ms = -1;
 	c->banner_ms = -1;
 	c->t0 = clock_now();
 	if (p->proxy_fd < 0) {
@@ -302,6 +303,9 @@ sshconn_measure_rtt(struct sshconn *c)
 
 	if (c == NULL || c->shared)
 		return -1;
+	/* The login's service request was such a round trip already. */
+	if (c->service_ms >= 0 && c->kex_ms >= 0 && c->service_ms <= c->kex_ms)
+		return c->service_ms;
 	/* OpenSSH answers keepalive@openssh.com at once (with a failure):
 	 * one plain round trip, end to end through any relay or proxy.  The
 	 * first may wait 40 ms for a delayed ACK (Nagle on the server's side,

@@ -43,6 +43,8 @@ struct sshconn {
 	double banner_ms;	/* the server's banner came; -1: not yet */
 	double kex_sent;	/* when the client's key exchange init went; 0: not yet */
 	double kex_ms;		/* init to the server's reply; -1: not measured */
+	double service_ms;	/* the login service's request to its answer;
+				   -1: not measured */
 	void (*on_first_byte)(void *arg, double ms);	/* sshconn_params' */
 	void *cb_arg;
 	/* Several channels used by several threads (sshconn_sftp_streams with

@@ -315,6 +315,23 @@ sshconn_auth_run(struct sshconn *c, const struct sshconn_params *p, long timeout
 
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &zero);
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT_USEC, &slice);
+	/* The login service first, timed: the server answers it at once, so
+	 * it is the round trip the channels are sized by, without a keepalive
+	 * of its own after the login (sshconn_measure_rtt).  libssh's auth
+	 * calls find it accepted. */
+	double t0 = clock_now();
+
+	while ((rc = ssh_service_request(c->s, "ssh-userauth")) == SSH_AGAIN) {
+		if (auth_socket_gone(c))
+			goto broken;
+		if (clock_now() >= deadline) {
+			ssh_disconnect(c->s);
+			goto broken;
+		}
+	}
+	if (rc != SSH_OK)
+		goto broken;
+	c->service_ms = (clock_now() - t0) * 1e3;
 	/* Keys straight away: asking with "none" first for the server's methods
 	 * costs a round trip per connection (40 ms through SSM), and a server
 	 * without publickey just refuses the key. */

@@ -50,6 +50,7 @@ static const struct dynlib_sym sshlib_syms[] = {
 	{ "ssh_pki_import_pubkey_base64", &sshlib_fn.ssh_pki_import_pubkey_base64 },
 	{ "ssh_remove_channel_callbacks", &sshlib_fn.ssh_remove_channel_callbacks },
 	{ "ssh_send_keepalive", &sshlib_fn.ssh_send_keepalive },
+	{ "ssh_service_request", &sshlib_fn.ssh_service_request },
 	{ "ssh_set_blocking", &sshlib_fn.ssh_set_blocking },
 	{ "ssh_set_callbacks", &sshlib_fn.ssh_set_callbacks },
 	{ "ssh_set_channel_callbacks", &sshlib_fn.ssh_set_channel_callbacks },

@@ -59,6 +59,7 @@ struct sshlib_table {
 	__typeof__(ssh_pki_import_pubkey_base64) *ssh_pki_import_pubkey_base64;
 	__typeof__(ssh_remove_channel_callbacks) *ssh_remove_channel_callbacks;
 	__typeof__(ssh_send_keepalive) *ssh_send_keepalive;
+	__typeof__(ssh_service_request) *ssh_service_request;
 	__typeof__(ssh_set_blocking) *ssh_set_blocking;
 	__typeof__(ssh_set_callbacks) *ssh_set_callbacks;
 	__typeof__(ssh_set_channel_callbacks) *ssh_set_channel_callbacks;
@@ -121,6 +122,7 @@ const char *sshlib_version(const char **why);
 #define ssh_pki_import_pubkey_base64 (*sshlib_fn.ssh_pki_import_pubkey_base64)
 #define ssh_remove_channel_callbacks (*sshlib_fn.ssh_remove_channel_callbacks)
 #define ssh_send_keepalive (*sshlib_fn.ssh_send_keepalive)
+#define ssh_service_request (*sshlib_fn.ssh_service_request)
 #define ssh_set_blocking (*sshlib_fn.ssh_set_blocking)
 #define ssh_set_callbacks (*sshlib_fn.ssh_set_callbacks)
 #define ssh_set_channel_callbacks (*sshlib_fn.ssh_set_channel_callbacks)
