@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC
  * Copyright (c) 2026 The fscp authors.  See LICENSE. */
-/* pool_int: the pool's state, shared by pool.c (connecting, handing out)
- * and pool_wave.c (the pacer that starts an SSM pool's later waves). */
+/* pool_int: the pool's state, shared by pool.c (starting, handing out,
+ * ending), pool_job.c (one connection's way up) and pool_wave.c (the pacer
+ * that starts an SSM pool's later waves). */
 #ifndef FSCP_POOL_INT_H
 #define FSCP_POOL_INT_H
 
@@ -109,7 +110,21 @@ struct pool {
 void pool_start_upto(struct pool *b, int upto);
 /* Under b->lock: the connections not started are not wanted. */
 void pool_give_up(struct pool *b);
+/* Under b->lock: a probing pool now has total connections (the first
+ * included); the others' slots are given up. */
+void pool_expand(struct pool *b, int total);
+/* Under b->lock: the connections that run (the plan's less those a probe
+ * gave up, and the climb's). */
+int pool_running(const struct pool *b);
 /* The pacer's thread (pool_wave.c): starts the later waves. */
 void *pool_pacer(void *arg);
+/* A connection's thread (pool_job.c): brings connection j up, with its
+ * channels. */
+void *pool_connect_one(void *arg);
+/* Under j->pool->lock: the job is over, one way or the other. */
+void pool_job_finish(struct pool_job *j);
+/* Start the SFTP of the got streams of j's connection (st), each extra
+ * channel on a thread of its own; the slots it did not get are given up. */
+void pool_channels_start(struct pool_job *j, struct fscp_stream *st, int got);
 
 #endif
