@@ -7,7 +7,8 @@
  * would (standard) or a pool of fresh libssh connections (pool.c), and
  * falls back to the standard route when the bypass cannot connect or log
  * in without prompting.  After a download's listing, session_grow adds
- * the connections the plan's growth says.  Nothing here decides. */
+ * the connections the plan's growth says, and during the copy the climb
+ * (session_climb.c) adds more while they pay.  Nothing here decides. */
 #include "config.h"
 #include "session/session.h"
 
@@ -31,25 +32,8 @@
 #include "sftp/sftp.h"
 #include "session/facts.h"
 #include "session/pool.h"
+#include "session/session_climb.h"
 #include "session/session_int.h"
-
-/* The climb of a direct route's connections during the copy: what
- * session_tick measured so far (the decisions are route_plan_climb's). */
-struct session_climb {
-	bool on;
-	struct route_climb st;
-	int room;			/* held connections left */
-	double interval_s;
-	double t0;			/* the interval's start; 0: none yet */
-	uint64_t b0;			/* bytes moved at t0 */
-	struct cpuidle_sample cpu0;	/* CPU at t0 */
-	double add_t;			/* when the last ones started */
-	double join_s;			/* how long they took to join; < 0: not known */
-	double join_floor_s;		/* the first join takes at least this */
-	bool joining;			/* some started since the last interval */
-	bool counted;			/* conns less those a probe gave up */
-	double settle_until;		/* no interval starts before (their ramp) */
-};
 
 struct session {
 	char *host, *user;
@@ -341,101 +325,16 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 	    limit == 1 ? "" : "s");
 }
 
-/* The pool just opened may climb from conns connections (its plan left
- * it room): the interval from the round trip measured so far.  A pool
- * opened with nothing to start (room only) says nothing of how long a
- * connection takes to join: join_floor_s (< 0: none) is what one took. */
-static void
-session_climb_start(struct session *s, int conns, int room, double window_Bps,
-    double join_floor_s)
-{
-	struct session_climb *c = &s->climb;
-
-	memset(c, 0, sizeof(*c));
-	if (s->pending == NULL || room <= 0)
-		return;
-	c->on = true;
-	c->st.conns = conns;
-	c->st.before_Bps = -1;
-	c->st.window_Bps = window_Bps;
-	c->room = room;
-	c->interval_s = route_plan_climb_interval_s(session_rtt(s));
-	c->add_t = clock_now() - pool_age(s->pending);
-	c->join_s = -1;
-	c->join_floor_s = join_floor_s;
-	c->joining = true;
-}
-
-/* A fifth of an interval: its start and end are missed by that at most. */
 double
 session_tick_s(const struct session *s)
 {
-	return s->climb.on ? s->climb.interval_s / 5 : 0;
+	return session_climb_tick_s(&s->climb);
 }
 
 double
 session_tick(struct session *s, uint64_t moved, uint64_t total)
 {
-	struct session_climb *c = &s->climb;
-	struct route_climb_measure m;
-	struct cpuidle_sample now_cpu;
-	double now = clock_now(), dt;
-	char why[300];
-	int add;
-
-	if (!c->on)
-		return -1;
-	/* An interval counts only once every connection started is in. */
-	if (pool_coming(s->pending) > 0) {
-		c->t0 = 0;
-		return -1;
-	}
-	if (!c->counted) {
-		/* Every connection is in, so a probing pool has decided how
-		 * many of its planned ones run. */
-		c->st.conns -= pool_dropped(s->pending);
-		c->counted = true;
-	}
-	if (c->joining) {
-		c->join_s = now - c->add_t;
-		if (c->join_s < c->join_floor_s)
-			c->join_s = c->join_floor_s;
-		c->join_floor_s = -1;
-		c->joining = false;
-		c->settle_until = now + route_plan_climb_settle_s(&c->st, c->interval_s);
-	}
-	if (c->t0 == 0) {
-		if (moved < route_plan_climb_settle_bytes(&c->st) || now < c->settle_until)
-			return -1;
-		c->t0 = now;
-		c->b0 = moved;
-		cpuidle_sample(&c->cpu0);
-		return -1;
-	}
-	if ((dt = now - c->t0) < c->interval_s)
-		return -1;
-	cpuidle_sample(&now_cpu);
-	m.goodput_Bps = (double)(moved - c->b0) / dt;
-	m.idle_cores = cpuidle_cores(&c->cpu0, &now_cpu);
-	m.left_s = m.goodput_Bps > 0 && total > moved ? (double)(total - moved) / m.goodput_Bps :
-	    total > moved ? -1 : 0;
-	m.join_s = c->join_s;
-	m.room = c->room;
-	m.interval_s = c->interval_s;
-	add = route_plan_climb(&s->facts, &c->st, &m, why, sizeof(why));
-	log_route("%s", why);
-	if (c->st.done) {
-		pool_climb_end(s->pending);
-		c->on = false;
-		/* The last step's connections joined after it started. */
-		return add < 0 ? c->add_t : -1;
-	}
-	add = pool_climb(s->pending, add);
-	c->room -= add;
-	c->add_t = now;
-	c->joining = add > 0;
-	c->t0 = 0;
-	return -1;
+	return session_climb_tick(&s->climb, s->pending, &s->facts, moved, total);
 }
 
 /* ---- what the command line reads ---------------------------------- */
@@ -739,7 +638,8 @@ session_open_route(struct session *s, const struct fscp_opts *o, struct facts *f
 	}
 	if (n > 0) {
 		session_say_for_ssh(s->cfg, s->facts.master_live, s->ssh, s->nconns);
-		session_climb_start(s, p->pool.n, p->pool.room, 0, -1);
+		session_climb_begin(&s->climb, s->pending, p->pool.n, p->pool.room, 0, -1,
+		    session_rtt(s));
 		s->route = p->kind;
 		s->bypass_proxy = proxy;
 		proxy = NULL;
@@ -884,7 +784,8 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 	h.n = want;
 	if (want > 0) {
 		(void)session_open_bypass(s, o, &h, g.pool.staged);
-		session_climb_start(s, g.pool.n + 1, g.pool.room, 0, -1);
+		session_climb_begin(&s->climb, s->pending, g.pool.n + 1, g.pool.room, 0, -1,
+		    session_rtt(s));
 	} else if (g.pool.room > 0 && s->pending == NULL) {
 		/* Every planned one is up (or none is planned yet): a pool of
 		 * room only, to climb in. */
@@ -892,13 +793,14 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		session_reserve(s, pool_size(s->pending));
 		/* The one that listed beside ssh, if taken, tells how
 		 * long a new connection takes to join. */
-		session_climb_start(s, g.pool.n + 1, g.pool.room, g.window_Bps,
-		    adopted > 0 ? s->spec_ready_s : -1);
+		session_climb_begin(&s->climb, s->pending, g.pool.n + 1, g.pool.room, g.window_Bps,
+		    adopted > 0 ? s->spec_ready_s : -1, session_rtt(s));
 	} else if (room > 0) {
 		/* The climb goes on in that room, and the connection's own
 		 * time to come up is the first join. */
-		session_climb_start(s, g.pool.n + 1, room < g.pool.room ? room : g.pool.room,
-		    g.window_Bps, s->spec_ready_s);
+		session_climb_begin(&s->climb, s->pending, g.pool.n + 1,
+		    room < g.pool.room ? room : g.pool.room, g.window_Bps, s->spec_ready_s,
+		    session_rtt(s));
 		if (!s->climb.on)
 			pool_climb_end(s->pending);
 	}
