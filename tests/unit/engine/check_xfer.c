@@ -3,7 +3,9 @@
 /* Unit tests for xfer's queue (xfer_queue.c): tasks come out in the order
  * files were planned, a big file is cut into the pieces the connections
  * share (later ones held until the first has opened the file), a task
- * given back goes first, and a task's state moves only as the table says.
+ * given back goes first, the queue counts the bytes it holds, a slow
+ * connection leaves the tail to a faster one, and a task's state moves
+ * only as the table says.
  * No connection is needed: nothing here sends a request. */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 
 #include "../check_main.h"
 #include "engine/xfer_impl.h"
+#include "util/clock.h"
 
 static struct xfer *
 queue_new(int nplanned, uint64_t chunk, uint64_t chunk_max)
@@ -271,6 +274,114 @@ START_TEST(roles)
 }
 END_TEST
 
+START_TEST(queued_bytes_follow_the_queue)
+{
+	/* 1000 bytes, 2 connections: 8 pieces of 125, the 7 after the first
+	 * held until it opens. */
+	struct xfer *x = queue_new(2, 100, 0);
+	struct xfer_file *f = queue_add(x, "big", 1000);
+	struct xfer_task *t, *u;
+
+	ck_assert_uint_eq(x->queued_bytes, 125);
+	t = queue_take(x);
+	ck_assert_uint_eq(x->queued_bytes, 0);
+	xfer_release_rest(x, f, true);
+	ck_assert_uint_eq(x->queued_bytes, 875);
+	u = queue_take(x);
+	ck_assert_uint_eq(x->queued_bytes, 750);
+	/* Given back a quarter done: what is left of it counts. */
+	u->next_off = u->off + 25;
+	xfer_untake(x, u);
+	ck_assert_uint_eq(x->queued_bytes, 850);
+	task_drop(x, t);
+	while ((t = queue_take(x)) != NULL)
+		task_drop(x, t);
+	ck_assert_uint_eq(x->queued_bytes, 0);
+	xfer_free(x);
+}
+END_TEST
+
+/* Two workers' slots in the pace board: worker 1 (the caller) moved
+ * mine_B in the second since it took work, worker 2 theirs_B. */
+static struct worker *
+pace_setup(struct xfer *x, uint64_t mine_B, uint64_t theirs_B)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	double now = clock_now();
+
+	x->npace = 2;
+	x->pace = calloc(2, sizeof(*x->pace));
+	x->pace[0] = (struct xfer_pace){ .working = true, .t0 = now - 1 };
+	x->pace[1] = (struct xfer_pace){ .working = true, .known = true, .t0 = now - 1,
+		.at = now, .moved = theirs_B };
+	w->x = x;
+	w->id = 1;
+	w->tr = sftp_tracker_new(NULL);
+	w->moved = mine_B;
+	w->finished = 1;
+	return w;
+}
+
+static void
+pace_end(struct xfer *x, struct worker *w)
+{
+	sftp_tracker_free(w->tr);
+	free(w);
+	free(x->pace);
+	x->pace = NULL;
+	x->npace = 0;
+}
+
+START_TEST(slow_one_leaves_the_tail)
+{
+	/* One 125-byte piece left: at 1 MB/s against the other's 100 MB/s,
+	 * worker 1 leaves it; the fast one would take it. */
+	struct xfer *x = queue_new(1, 0, 0);
+	struct worker *w;
+	struct xfer_task *t;
+
+	queue_add(x, "last", 125);
+	w = pace_setup(x, 1000000, 100000000);
+	ck_assert_ptr_null(xfer_pop(x, w, false));
+	ck_assert(x->pace[0].left_tail);
+	ck_assert_uint_eq(x->queued_bytes, 125);
+	pace_end(x, w);
+	w = pace_setup(x, 100000000, 1000000);
+	t = xfer_pop(x, w, false);
+	ck_assert_ptr_nonnull(t);
+	task_drop(x, t);
+	pace_end(x, w);
+	xfer_free(x);
+}
+END_TEST
+
+START_TEST(slow_one_takes_while_much_is_queued)
+{
+	/* 100 pieces queued: the slow one's piece ends before the fast one
+	 * could have moved them all, so it takes; so does one whose rate is
+	 * not known yet. */
+	struct xfer *x = queue_new(1, 0, 0);
+	struct worker *w;
+	struct xfer_task *t;
+
+	for (int i = 0; i < 100; i++)
+		queue_add(x, "small", 125);
+	w = pace_setup(x, 1000000, 100000000);
+	t = xfer_pop(x, w, false);
+	ck_assert_ptr_nonnull(t);
+	task_drop(x, t);
+	w->finished = 0;
+	x->pace[0].known = false;
+	t = xfer_pop(x, w, false);
+	ck_assert_ptr_nonnull(t);
+	task_drop(x, t);
+	pace_end(x, w);
+	while ((t = queue_take(x)) != NULL)
+		task_drop(x, t);
+	xfer_free(x);
+}
+END_TEST
+
 static Suite *
 xfer_suite(void)
 {
@@ -285,6 +396,9 @@ xfer_suite(void)
 	tcase_add_test(tc, first_piece_failed);
 	tcase_add_test(tc, given_back_goes_first);
 	tcase_add_test(tc, next_piece_of_the_same_file);
+	tcase_add_test(tc, queued_bytes_follow_the_queue);
+	tcase_add_test(tc, slow_one_leaves_the_tail);
+	tcase_add_test(tc, slow_one_takes_while_much_is_queued);
 	suite_add_tcase(s, tc);
 	tcase_add_test(ts, transitions);
 	tcase_add_test(ts, a_task_s_life);
