@@ -297,16 +297,17 @@ pool_probe_done(struct pool_job *j, double rtt)
 }
 
 /* The round trip, for the channel count (route_channels) and for a
- * probing pool's count of connections.  A keepalive measures it: a round
- * trip in series before the connection's channels open.  All of a pool's
- * connections go the same way (one server, one kind of proxy), so one
- * that comes up after another has measured takes that one's.  A probing
- * pool's first connection with one channel needs none once its far
- * banner has started the others.  A download's one channel through a
- * proxy measures too: a proxy without TCP_NODELAY (nc) may hold the first
- * small exchange after the login for a delayed ACK, and the keepalives
- * take that wait (sshconn_measure_rtt), not the SFTP round trip the route
- * decides by.  (Not an SSM session's: its round trips are dear, and its
+ * probing pool's count of connections.  The login's service request has
+ * usually measured it; when a delayed ACK held that back, keepalives
+ * measure it, a round trip in series before the connection's channels
+ * open (sshconn_measure_rtt).  All of a pool's connections go the same
+ * way (one server, one kind of proxy), so one that comes up after another
+ * has measured takes that one's.  A probing pool's first connection with
+ * one channel needs none once its far banner has started the others.  A
+ * download's one channel through a proxy measures too: a proxy without
+ * TCP_NODELAY (nc) may hold the first small exchange after the login for
+ * a delayed ACK, and the keepalives take that wait, not the SFTP round
+ * trip the route decides by.  (Not an SSM session's: its round trips are dear, and its
  * data channel, not a window, caps it.) */
 static double
 pool_rtt(struct pool_job *j, bool first)
