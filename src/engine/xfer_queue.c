@@ -291,8 +291,7 @@ pace_take(struct xfer *x, struct worker *w, const struct xfer_task *t)
 	if (me->t0 == 0)
 		me->t0 = now;
 
-	struct route_pace in = { .queued = (double)x->queued_bytes,
-	    .piece = t->end > t->next_off ? (double)(t->end - t->next_off) : 0 };
+	struct route_pace in = { .queued = (double)x->queued_bytes, .piece = (double)t->qbytes };
 
 	if (me->known && now > me->t0) {
 		in.my_Bps = (double)me->moved / (now - me->t0);
