@@ -321,13 +321,14 @@ pace_take(struct xfer *x, struct worker *w, const struct xfer_task *t)
 	}
 	if (route_plan_pace_take(&in))
 		return true;
-	/* One with work in hand only waits; one with none idles (said once). */
-	if (me->left == 0 && !me->left_tail) {
+	/* Said once, at the first piece left: the queue may be empty by the
+	 * time this one has nothing in hand. */
+	if (!me->left_tail) {
 		me->left_tail = true;
-		log_verbose("connection %d leaves the tail to the others: at %.1f MB/s a %.1f MiB "
-		    "piece would end after their %.1f MB/s had moved the %.1f MiB queued", w->id,
-		    in.my_Bps / 1e6, in.piece / 1048576.0, in.others_Bps / 1e6,
-		    in.queued / 1048576.0);
+		log_verbose("connection %d leaves the tail to the others: at %.1f MB/s, holding "
+		    "%.1f MiB, a %.1f MiB piece would end after their %.1f MB/s had moved the "
+		    "%.1f MiB queued", w->id, in.my_Bps / 1e6, in.my_left / 1048576.0,
+		    in.piece / 1048576.0, in.others_Bps / 1e6, in.queued / 1048576.0);
 	}
 	return false;
 }
