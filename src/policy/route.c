@@ -311,6 +311,12 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 	}
 }
 
+size_t
+route_proxy_pipe(bool via_ssh)
+{
+	return via_ssh ? ROUTE_VIA_SSH_PIPE : 0;
+}
+
 static int
 clamp_conns(int n)
 {

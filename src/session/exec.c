@@ -11,6 +11,8 @@
 
 #include "util/log.h"
 #include "util/xmalloc.h"
+#include "policy/proxyjump.h"
+#include "policy/route.h"
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
 #include "transport/proxycmd.h"
@@ -90,7 +92,11 @@ session_exec_connect(struct session_exec *x, const struct fscp_opts *o,
 		return false;
 	}
 	if (proxy != NULL) {
-		p.proxy_fd = proxycmd_spawn(proxy, &x->proxy_pid, err, errlen);
+		struct proxycmd_how how = {
+			.out_pipe = route_proxy_pipe(proxyjump_via_ssh(proxy)) };
+
+		p.proxy_fd = proxycmd_spawn_metered(proxy, &x->proxy_pid, NULL, &how, err,
+		    errlen);
 		free(proxy);
 		if (p.proxy_fd < 0)
 			return false;

@@ -375,6 +375,7 @@ pool_start(const struct fscp_opts *o, const struct sshcfg *cfg, const struct poo
 	b->spec = b->never_add = h->spec;
 	b->far_only = h->spec && h->far_only;
 	b->gather = h->gather;
+	b->proxy_pipe = h->proxy_pipe;
 	b->delay_s = h->delay_s;
 	b->limit = !b->probe && h->limit > 0 && h->limit < n ? h->limit : n;
 	b->sized = b->limit == n;

@@ -60,6 +60,8 @@ struct pool_how {
 	double start_cpu_s;	/* FSCP_SSM_START_CPU (0: measured) */
 	bool gather;		/* the proxy hands data over in small messages
 				   (SSM): its relay lets them gather */
+	size_t proxy_pipe;	/* the pipe from the proxy holds this much
+				   (0: the system's; route_proxy_pipe) */
 	int limit;		/* > 0: no more than this many start until
 				   pool_trim says how many (a size unknown) */
 	int room;		/* > 0: this many more are held for the climb

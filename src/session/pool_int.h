@@ -70,6 +70,7 @@ struct pool {
 				   counts for the pieces (pool_count_planned) */
 	bool far_only;		/* speculative, wanted only for a far server */
 	bool gather;		/* pool_how's */
+	size_t proxy_pipe;	/* pool_how's */
 	double delay_s;		/* the first connection waits this long after t0 */
 	double connect_began;	/* the first connection's TCP connect began
 				   (clock_now; 0: not yet) */

@@ -368,9 +368,11 @@ pool_connect_one(void *arg)
 	for (int attempt = 0;; attempt++) {
 		if (j->proxy != NULL) {
 			pid_t pid = 0;
+			struct proxycmd_how how = { .meter = j->pool->meter,
+				.gather = j->pool->gather, .out_pipe = j->pool->proxy_pipe };
 
-			p.proxy_fd = proxycmd_spawn_metered(j->proxy, &pid, &hold,
-			    j->pool->meter, j->pool->gather, j->err, sizeof(j->err));
+			p.proxy_fd = proxycmd_spawn_metered(j->proxy, &pid, &hold, &how,
+			    j->err, sizeof(j->err));
 			pthread_mutex_lock(&j->pool->lock);
 			j->pid = pid;
 			if (j->pool->stop && pid > 0)

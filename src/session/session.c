@@ -80,7 +80,8 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
 		.delay_s = p->delay_s, .wave = p->wave, .limit = p->limit,
 		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s,
 		/* Through SSM, the data channel's small messages. */
-		.gather = s->facts.ssm };
+		.gather = s->facts.ssm,
+		.proxy_pipe = route_proxy_pipe(proxyjump_via_ssh(proxy)) };
 
 	return h;
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -335,13 +336,14 @@ int
 proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen)
 {
-	return proxycmd_spawn_metered(expanded, pid, hold, NULL, false, err, errlen);
+	return proxycmd_spawn_metered(expanded, pid, hold, NULL, err, errlen);
 }
 
 int
 proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
-    struct proxycmd_meter *m, bool gather, char *err, size_t errlen)
+    const struct proxycmd_how *how, char *err, size_t errlen)
 {
+	static const struct proxycmd_how plain;
 	/* sp: libssh's socket and the relay's; pin/pout/perr: the child's
 	 * stdin, stdout and (held) stderr.  Kept in one array so that every
 	 * failure closes all. */
@@ -357,6 +359,8 @@ proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **
 	pthread_t tid;
 	struct proxy_relay *r;
 
+	if (how == NULL)
+		how = &plain;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
@@ -393,15 +397,23 @@ proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **
 	if (perr[1] >= 0)
 		close(perr[1]);
 	pin[0] = pout[1] = perr[1] = -1;
+	/* A bigger pipe lets the child write more per call: ssh -W writes
+	 * once per turn of its loop, and each turn costs it more than the
+	 * bytes do.  Not asked for everything: behind nc a near download was
+	 * slower with it (proxycmd's callers say when). */
+#ifdef F_SETPIPE_SZ
+	if (how->out_pipe > 0 && how->out_pipe <= INT_MAX)
+		(void)fcntl(pout[0], F_SETPIPE_SZ, (int)how->out_pipe);
+#endif
 	r = xcalloc(1, sizeof(*r));
 	r->sock = sp[1];
 	r->to_child = pin[1];
 	r->from_child = pout[0];
 	r->err_child = perr[0];
-	r->pace.gather = gather;
-	if (m != NULL) {
-		atomic_fetch_add(&m->refs, 1);
-		r->meter = m;
+	r->pace.gather = how->gather;
+	if (how->meter != NULL) {
+		atomic_fetch_add(&how->meter->refs, 1);
+		r->meter = how->meter;
 	}
 	if (hold != NULL) {
 		struct proxycmd_hold *h = xcalloc(1, sizeof(*h));

@@ -33,16 +33,25 @@ struct proxycmd_hold;
 int proxycmd_spawn_held(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
     char *err, size_t errlen);
 void proxycmd_hold_end(struct proxycmd_hold *h, bool show);
-/* The same, with what the relay moves either way added to m (NULL: none):
- * the bytes several proxies carry, counted where they pass, are what an
- * SSM pool measures its goodput by.  The relays hold m until they end.
+/* How a proxy's relay runs (all zero: as proxycmd_spawn's).
+ * meter: what the relay moves either way is added to it (NULL: none): the
+ * bytes several proxies carry, counted where they pass, are what an SSM
+ * pool measures its goodput by.  The relays hold it until they end.
  * gather: the child's output comes in small messages (an SSM channel's),
  * and the relay lets a trickle of them gather (the relay's pace, below);
  * any other proxy's output is passed on as it comes, since there a small
- * read is a reply that a request waits for. */
+ * read is a reply that a request waits for.
+ * out_pipe: the child's stdout pipe is asked to hold this many bytes
+ * (0: the system's size; a size the system refuses leaves it so). */
 struct proxycmd_meter;
+struct proxycmd_how {
+	struct proxycmd_meter *meter;
+	bool gather;
+	size_t out_pipe;
+};
+/* The same as proxycmd_spawn_held, run as how says (NULL: all zero). */
 int proxycmd_spawn_metered(const char *expanded, pid_t *pid, struct proxycmd_hold **hold,
-    struct proxycmd_meter *m, bool gather, char *err, size_t errlen);
+    const struct proxycmd_how *how, char *err, size_t errlen);
 /* A meter (one reference, the caller's), its count so far, and a
  * reference given up (NULL-safe); the last one frees it. */
 struct proxycmd_meter *proxycmd_meter_new(void);

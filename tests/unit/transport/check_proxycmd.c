@@ -95,6 +95,33 @@ START_TEST(spawn_failing_command)
 }
 END_TEST
 
+/* A deep pipe asked for (out_pipe): the proxy writes 768 KiB and exits
+ * while nobody reads, which the system's 64 KiB pipe, the relay's buffer
+ * and the socket's would not hold; then every byte still arrives. */
+START_TEST(spawn_deep_pipe)
+{
+	struct proxycmd_how how = { .out_pipe = 1u << 20 };
+	char err[128], buf[65536];
+	size_t total = 0;
+	ssize_t r;
+	pid_t pid;
+	int fd, st = 0, i;
+
+	setenv("SHELL", "/bin/sh", 1);
+	fd = proxycmd_spawn_metered("head -c 786432 /dev/zero", &pid, NULL, &how, err,
+	    sizeof(err));
+	ck_assert_int_ge(fd, 0);
+	for (i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	ck_assert_msg(i < 1000, "the proxy could not write 768 KiB into its pipe");
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		total += (size_t)r;
+	ck_assert_uint_eq(total, 786432);
+	close(fd);
+}
+END_TEST
+
 /* ---- the held stderr ------------------------------------------------------- */
 
 static bool
@@ -109,13 +136,14 @@ static bool
 hold_after_end(const char *cmd)
 {
 	struct proxycmd_hold *hold = NULL;
+	struct proxycmd_how how = { .gather = true };
 	char err[128], buf[64];
 	pid_t pid;
 	int fd, st;
 	bool found;
 
 	setenv("SHELL", "/bin/sh", 1);
-	fd = proxycmd_spawn_metered(cmd, &pid, &hold, NULL, true, err, sizeof(err));
+	fd = proxycmd_spawn_metered(cmd, &pid, &hold, &how, err, sizeof(err));
 	ck_assert_int_ge(fd, 0);
 	ck_assert_ptr_nonnull(hold);
 	read_all(fd, buf, sizeof(buf));
@@ -229,6 +257,7 @@ proxycmd_suite(void)
 	tcase_add_test(ts, spawn_echo);
 	tcase_add_test(ts, spawn_exec_replaces_shell);
 	tcase_add_test(ts, spawn_failing_command);
+	tcase_add_test(ts, spawn_deep_pipe);
 	tcase_add_test(ts, hold_ends_with_stderr);
 	tcase_add_test(ts, hold_finds_last_words);
 	tcase_add_test(ts, trickle_ssm);
