@@ -470,16 +470,22 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 			standard(out, why);
 			return;
 		}
-		/* Measured near, the copy is bound by CPU.  Through ssh
-		 * itself (a jump host), ssh's copy passes one ssh process
+		/* Measured near, the copy is bound by CPU; not far (ssh's
+		 * window allows ROUTE_WINDOW_SURE_RATE), it may be.  Through
+		 * ssh itself (a jump host), ssh's copy passes one ssh process
 		 * more than a connection of fscp's own through the same
-		 * proxy (scp, ssh, then ssh -W), which costs it much of its
-		 * speed and CPU: the copy leaves the listing ssh for the
-		 * connection started beside it.  Through any other proxy
-		 * ssh's copy is as cheap, and a second proxy and handshake
-		 * only take CPU from it: it goes on over ssh. */
-		if (!forced && near_rtt(in)) {
-			if (proxyjump_host_via_ssh(cfg->proxycommand, cfg->proxyjump)) {
+		 * proxy (scp, ssh, then ssh -W, whose small pipe to ssh costs
+		 * it more CPU than the connection's whole path), and that
+		 * connection's ssh -W has the same window: the copy leaves the
+		 * listing ssh for the connection started beside it.  Through
+		 * any other proxy ssh's copy is as cheap, and a second proxy
+		 * and handshake only take CPU from it: near, it goes on over
+		 * ssh. */
+		bool via_ssh = proxyjump_host_via_ssh(cfg->proxycommand, cfg->proxyjump);
+
+		if (!forced && (near_rtt(in) || (via_ssh && in->connections_wanted == 0 &&
+		    !in->listed_bypass && ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE))) {
+			if (via_ssh) {
 				out->kind = ROUTE_PROXIED;
 				out->connections = in->connections_wanted > 0 ?
 				    clamp_conns(in->connections_wanted) : 1;

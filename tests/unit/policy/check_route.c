@@ -245,15 +245,18 @@ START_TEST(decide_after_listing)
 		{ &cfg_nc, NO, 1024 * MiB, 0.1, ROUTE_STANDARD },
 		{ &cfg_nc, NO, 64 * MiB, 2.5, ROUTE_PROXIED },
 		{ &cfg_nc, NO, 8 * MiB, 50, ROUTE_PROXIED },
-		/* a near proxy that is ssh itself (a jump host): the copy
-		 * leaves the listing ssh for the connection beside it, once
-		 * it pays for that connection's proxy */
+		/* a proxy that is ssh itself (a jump host), not far: the
+		 * copy leaves the listing ssh for the connection beside it,
+		 * once it pays for that connection's proxy */
 		{ &cfg_jump, NO, 1024 * MiB, 0.1, ROUTE_PROXIED },
 		{ &cfg_jump, NO, 8 * MiB, 1.9, ROUTE_PROXIED },
 		{ &cfg_jump, NO, 8 * MiB - 1, 0.1, ROUTE_STANDARD },
 		{ &cfg_ssh_w, NO, 64 * MiB, 0.1, ROUTE_PROXIED },
-		{ &cfg_jump, NO, 8 * MiB, 50, ROUTE_PROXIED },
 		{ &cfg_ssh_w, NO, 64 * MiB, 10, ROUTE_PROXIED },
+		{ &cfg_jump, NO, 64 * MiB, 30, ROUTE_PROXIED },
+		/* far: it joins the copy on ssh */
+		{ &cfg_jump, NO, 64 * MiB, 35, ROUTE_PROXIED },
+		{ &cfg_jump, NO, 8 * MiB, 50, ROUTE_PROXIED },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -270,8 +273,10 @@ START_TEST(decide_after_listing)
 		ck_assert_msg(d.kind == t[i].kind, "row %zu: got %s (%s)", i,
 		    route_name(d.kind), d.reason);
 		ck_assert(!d.grow);
-		/* Only a near one through ssh leaves the listing ssh. */
-		ck_assert_msg(d.rest_listing == (t[i].kind == ROUTE_PROXIED && t[i].rtt < 2 &&
+		/* Only one through ssh, where ssh's window would allow
+		 * ROUTE_WINDOW_SURE_RATE, leaves the listing ssh. */
+		ck_assert_msg(d.rest_listing == (t[i].kind == ROUTE_PROXIED &&
+		    t[i].rtt < ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000 &&
 		    (t[i].cfg == &cfg_jump || t[i].cfg == &cfg_ssh_w)), "row %zu: rest %d (%s)",
 		    i, d.rest_listing, d.reason);
 		ck_assert_msg(!d.rest_listing || (d.window_Bps == 0 && d.connections == 1 &&
