@@ -357,14 +357,16 @@ END_TEST
 
 START_TEST(slow_one_takes_while_much_is_queued)
 {
-	/* 100 pieces queued: the slow one's piece ends before the fast one
-	 * could have moved them all, so it takes; so does one whose rate is
-	 * not known yet. */
+	/* 1000 pieces queued: the slow one's piece (125 us at its rate)
+	 * ends long before the fast one could have moved them all (1.25 ms),
+	 * so it takes; so does one whose rate is not known yet.  (With 100
+	 * the two endings tied, and the time the test itself took tipped a
+	 * loaded machine's run to leaving.) */
 	struct xfer *x = queue_new(1, 0, 0);
 	struct worker *w;
 	struct xfer_task *t;
 
-	for (int i = 0; i < 100; i++)
+	for (int i = 0; i < 1000; i++)
 		queue_add(x, "small", 125);
 	w = pace_setup(x, 1000000, 100000000);
 	t = xfer_pop(x, w, false);
