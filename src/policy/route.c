@@ -312,9 +312,9 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 }
 
 size_t
-route_proxy_pipe(bool via_ssh)
+route_proxy_pipe(const char *proxycommand)
 {
-	return via_ssh ? ROUTE_VIA_SSH_PIPE : 0;
+	return proxyjump_via_ssh(proxycommand) ? ROUTE_VIA_SSH_PIPE : 0;
 }
 
 static int
@@ -482,9 +482,11 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		 * and handshake only take CPU from it: near, it goes on over
 		 * ssh. */
 		bool via_ssh = proxyjump_host_via_ssh(cfg->proxycommand, cfg->proxyjump);
+		/* Listed by ssh, whose window does not hold the copy back. */
+		bool window_free = !forced && in->connections_wanted == 0 &&
+		    !in->listed_bypass && ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE;
 
-		if (!forced && (near_rtt(in) || (via_ssh && in->connections_wanted == 0 &&
-		    !in->listed_bypass && ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE))) {
+		if ((!forced && near_rtt(in)) || (via_ssh && window_free)) {
 			if (via_ssh) {
 				out->kind = ROUTE_PROXIED;
 				out->connections = in->connections_wanted > 0 ?
@@ -504,17 +506,16 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		n = in->connections_wanted > 0 ? clamp_conns(in->connections_wanted) : 1;
 		out->kind = ROUTE_PROXIED;
 		out->connections = n;
-		if (!forced && in->connections_wanted == 0 && !in->listed_bypass &&
-		    ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE) {
-			/* Listed by ssh, not far: whether ssh's window or
-			 * this machine's CPU holds the copy back depends on
-			 * the machine, and a second proxy and handshake take
-			 * CPU from ssh's copy (64 MiB through a ProxyJump 10 ms
-			 * away: 0.81x of scp's speed): the copy goes on over
-			 * ssh, and the proxied connection joins only if it
-			 * moves near what the window allows.  (Listed by a
-			 * connection of fscp's own, no ssh runs: that one
-			 * carries the copy, and the climb adds to it.) */
+		if (window_free) {
+			/* Through a proxy that is not ssh, listed by ssh, not
+			 * far: whether ssh's window or this machine's CPU holds
+			 * the copy back depends on the machine, and a second
+			 * proxy and handshake take CPU from ssh's copy: the
+			 * copy goes on over ssh, and the proxied connection
+			 * joins only if it moves near what the window allows.
+			 * (Listed by a connection of fscp's own, no ssh runs:
+			 * that one carries the copy, and the climb adds to
+			 * it.) */
 			out->window_Bps = ssh_window_Bps(in);
 			snprintf(out->reason, sizeof(out->reason),
 			    "%s; the server answers in %.2f ms, where ssh's window allows %.0f "

@@ -203,10 +203,11 @@ struct route_tuning {
  * it moves, so a deep pipe halves its CPU for a download.  It is Linux's
  * largest that needs no privilege (fs/pipe-max-size). */
 #define ROUTE_VIA_SSH_PIPE	(1u << 20)
-/* Bytes the pipe from a bypass's proxy is asked to hold (0: the system's
- * size): via_ssh as route_tuning's.  Other proxies keep the system's: behind
+/* Bytes the pipe from a bypass's proxy (its expanded ProxyCommand, NULL:
+ * none) is asked to hold (0: the system's size): ROUTE_VIA_SSH_PIPE when
+ * it runs ssh (proxyjump_via_ssh).  Other proxies keep the system's: behind
  * nc a deep pipe made a near download slower. */
-size_t route_proxy_pipe(bool via_ssh);
+size_t route_proxy_pipe(const char *proxycommand);
 /* one_channel: the connections have one channel each (route_one_channel);
  * via_ssh: they go through ssh (proxyjump_via_ssh). */
 void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,

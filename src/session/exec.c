@@ -11,7 +11,6 @@
 
 #include "util/log.h"
 #include "util/xmalloc.h"
-#include "policy/proxyjump.h"
 #include "policy/route.h"
 #include "policy/route_plan.h"
 #include "policy/sshcfg.h"
@@ -92,8 +91,7 @@ session_exec_connect(struct session_exec *x, const struct fscp_opts *o,
 		return false;
 	}
 	if (proxy != NULL) {
-		struct proxycmd_how how = {
-			.out_pipe = route_proxy_pipe(proxyjump_via_ssh(proxy)) };
+		struct proxycmd_how how = { .out_pipe = route_proxy_pipe(proxy) };
 
 		p.proxy_fd = proxycmd_spawn_metered(proxy, &x->proxy_pid, NULL, &how, err,
 		    errlen);

@@ -81,7 +81,7 @@ session_how(const struct session *s, const struct route_pool_plan *p, const char
 		.bytes = p->bytes, .fixed = p->fixed, .start_cpu_s = p->start_cpu_s,
 		/* Through SSM, the data channel's small messages. */
 		.gather = s->facts.ssm,
-		.proxy_pipe = route_proxy_pipe(proxyjump_via_ssh(proxy)) };
+		.proxy_pipe = route_proxy_pipe(proxy) };
 
 	return h;
 }

@@ -531,9 +531,12 @@ START_TEST(tuning_model)
 	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
 	/* The pipe from ssh -W is deepened; any other proxy's is the
 	 * system's (nc near was slower with it). */
-	ck_assert_uint_eq(route_proxy_pipe(true), ROUTE_VIA_SSH_PIPE);
+	ck_assert_uint_eq(route_proxy_pipe("ssh -W 10.0.0.5:22 bastion"), ROUTE_VIA_SSH_PIPE);
+	ck_assert_uint_eq(route_proxy_pipe("exec /usr/bin/ssh -W [10.0.0.5]:22 bastion"),
+	    ROUTE_VIA_SSH_PIPE);
 	ck_assert_uint_gt(ROUTE_VIA_SSH_PIPE, 64u << 10);
-	ck_assert_uint_eq(route_proxy_pipe(false), 0);
+	ck_assert_uint_eq(route_proxy_pipe("nc 10.0.0.5 22"), 0);
+	ck_assert_uint_eq(route_proxy_pipe(NULL), 0);
 	/* SSM: the session's own budget and small pieces, however big the
 	 * file: a session that comes up late still finds work. */
 	route_tuning(ROUTE_SSM_PARALLEL, 50, false, false, &t);
