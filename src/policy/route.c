@@ -259,8 +259,12 @@ route_near_connections(double rtt_ms, int cores)
  * window on that channel. */
 void
 route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
-    struct route_tuning *t)
+    const struct route_sftp_len *len, struct route_tuning *t)
 {
+	/* scp keeps its whole pipeline in flight, whatever the round trip. */
+	uint64_t scp_read = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->read : 32768);
+	uint64_t scp_write = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->write : 32768);
+
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
 	t->chunk_max = 0;
@@ -272,10 +276,14 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 		t->read_inflight = t->write_inflight = ROUTE_SSM_INFLIGHT;
 		return;
 	case ROUTE_STANDARD:
-		if (t->read_inflight < ROUTE_SCP_INFLIGHT)
-			t->read_inflight = ROUTE_SCP_INFLIGHT;
-		if (t->write_inflight < ROUTE_SCP_INFLIGHT)
-			t->write_inflight = ROUTE_SCP_INFLIGHT;
+		/* One ssh as scp's: never less in flight than scp.  Requests
+		 * beyond ssh's window keep the server's queue full while the
+		 * window's data comes back (near a master, 2 MiB made a
+		 * download slower than scp's). */
+		if (t->read_inflight < scp_read)
+			t->read_inflight = scp_read;
+		if (t->write_inflight < scp_write)
+			t->write_inflight = scp_write;
 		return;
 	default:
 		if (!one_channel)
@@ -286,8 +294,9 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 			t->read_inflight = ROUTE_INFLIGHT_MIN;
 		/* Through a proxy the data waits in more buffers than the
 		 * keepalive that measured the round trip: a download never
-		 * keeps less than scp (64 MiB through a near nc: 6.6x the
-		 * time with 256 KiB).  Through ssh (a jump host's ssh -W)
+		 * keeps less than ssh's window (64 MiB through a near nc: 6.6x
+		 * the time with 256 KiB; scp's whole pipeline, 16 MiB, took
+		 * 4.4x: nc's Nagle holds the small requests back).  Through ssh (a jump host's ssh -W)
 		 * the rate is held to that ssh's window per round trip, so
 		 * what covers it does not grow with the round trip: a few
 		 * windows (ROUTE_VIA_SSH_WINDOWS) over the channels that
@@ -299,13 +308,13 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 		 * (64 MiB through a near nc took a third of the time with
 		 * 256 KiB as with scp's 2 MiB). */
 		if (via_ssh)
-			t->read_inflight = ROUTE_VIA_SSH_WINDOWS * ROUTE_SCP_INFLIGHT /
+			t->read_inflight = ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW /
 			    ROUTE_MAX_CHANNELS;
-		else if (kind == ROUTE_PROXIED && t->read_inflight < ROUTE_SCP_INFLIGHT)
-			t->read_inflight = ROUTE_SCP_INFLIGHT;
+		else if (kind == ROUTE_PROXIED && t->read_inflight < ROUTE_SSH_WINDOW)
+			t->read_inflight = ROUTE_SSH_WINDOW;
 		if (kind == ROUTE_PROXIED && via_ssh) {
-			if (t->write_inflight < ROUTE_SCP_INFLIGHT / (uint64_t)t->channels)
-				t->write_inflight = ROUTE_SCP_INFLIGHT / (uint64_t)t->channels;
+			if (t->write_inflight < ROUTE_SSH_WINDOW / (uint64_t)t->channels)
+				t->write_inflight = ROUTE_SSH_WINDOW / (uint64_t)t->channels;
 		}
 		return;
 	}
@@ -331,7 +340,7 @@ near_rtt(const struct route_input *in)
 }
 
 /* Beside a master: the round trip its SFTP measured is short enough that
- * the master's one window (scp's, ROUTE_SCP_INFLIGHT) covers it at the
+ * the master's one window (scp's, ROUTE_SSH_WINDOW) covers it at the
  * rate one connection may aim at: the window is not what limits the copy,
  * CPU is, and fresh connections would only add CPU.  Not only under
  * ROUTE_NEAR_MS: on a slow or busy machine the measure through the ssh
@@ -340,7 +349,7 @@ static bool
 master_not_window_bound(const struct route_input *in)
 {
 	return in->rtt_ms > 0 &&
-	    in->rtt_ms / 1000.0 * ROUTE_INFLIGHT_RATE <= (double)ROUTE_SCP_INFLIGHT;
+	    in->rtt_ms / 1000.0 * ROUTE_INFLIGHT_RATE <= (double)ROUTE_SSH_WINDOW;
 }
 
 /* What ssh's one window (scp's, a master's or the listing ssh's) lets a
@@ -348,7 +357,7 @@ master_not_window_bound(const struct route_input *in)
 static double
 ssh_window_Bps(const struct route_input *in)
 {
-	return in->rtt_ms > 0 ? (double)ROUTE_SCP_INFLIGHT / (in->rtt_ms / 1000.0) : 0;
+	return in->rtt_ms > 0 ? (double)ROUTE_SSH_WINDOW / (in->rtt_ms / 1000.0) : 0;
 }
 
 /* The copy starts on the master and fresh connections join as the climb

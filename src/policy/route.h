@@ -183,8 +183,12 @@ struct route_tuning {
  * sshd grows by copying (at 50 ms, the whole budget was 7% slower than
  * half for 64 MiB, 4% for 256).  Through a plain proxy: the whole. */
 #define ROUTE_ONE_CHANNEL_SHARE	2
-/* scp's own pipeline: 64 requests of 32 KiB (sftp-client.c defaults). */
-#define ROUTE_SCP_INFLIGHT	(64ull * 32768)
+/* ssh's session channel window (OpenSSH's: 64 packets of 32 KiB): what
+ * scp's ssh, a master or a jump host's ssh -W moves per round trip. */
+#define ROUTE_SSH_WINDOW	(64ull * 32768)
+/* scp's pipeline: this many requests (sftp-client.c), each of the length
+ * the server allows (limits@openssh.com; 32 KiB without it). */
+#define ROUTE_SCP_REQUESTS	64
 #define ROUTE_CHUNK_FAST	(4ull << 20)
 /* SSM: pieces pass their handle on (no OPEN each), so small ones cost
  * nothing and end the copy more evenly: 20 MiB over 12 sessions, 3 runs,
@@ -208,10 +212,16 @@ struct route_tuning {
  * it runs ssh (proxyjump_via_ssh).  Other proxies keep the system's: behind
  * nc a deep pipe made a near download slower. */
 size_t route_proxy_pipe(const char *proxycommand);
+/* The READ and WRITE lengths a connection asks for (sftp_max_read and
+ * sftp_max_write: the server's limits, or -X buffer=). */
+struct route_sftp_len {
+	uint32_t read, write;
+};
 /* one_channel: the connections have one channel each (route_one_channel);
- * via_ssh: they go through ssh (proxyjump_via_ssh). */
+ * via_ssh: they go through ssh (proxyjump_via_ssh); len: the first
+ * connection's lengths (NULL: 32 KiB, as without the server's limits). */
 void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
-    struct route_tuning *t);
+    const struct route_sftp_len *len, struct route_tuning *t);
 
 /* Connections a server rtt_ms away is worth on a machine with cores
  * cores: 0 when it is not near (or not known to be), else half the cores. */

@@ -349,7 +349,7 @@ route_plan_climb_settle_bytes(const struct route_climb *c)
 	 * puts a whole window in flight per channel before its first
 	 * answer, and on a slow machine far away an interval that starts
 	 * before that one measures nothing moved. */
-	return c->window_Bps > 0 ? 4 * ROUTE_SCP_INFLIGHT : 1;
+	return c->window_Bps > 0 ? 4 * ROUTE_SSH_WINDOW : 1;
 }
 
 double
@@ -523,7 +523,7 @@ route_plan_spec_stops(double ms)
 	 * server, a key exchange one and both ends' computation.  One
 	 * within the bar is from such a server (a loaded machine's delays
 	 * only let more go on); none from farther stops. */
-	return ms >= 0 && ms < (double)ROUTE_SCP_INFLIGHT / ROUTE_WINDOW_SURE_RATE * 1000.0;
+	return ms >= 0 && ms < (double)ROUTE_SSH_WINDOW / ROUTE_WINDOW_SURE_RATE * 1000.0;
 }
 
 /* An upload's data in flight is its channels', each held to the server's

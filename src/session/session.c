@@ -432,10 +432,16 @@ session_set_inflight(struct session *s)
 {
 	double ms = session_rtt(s);
 	struct route_tuning t;
-
+	struct route_sftp_len len = { 0 };
 	bool via_ssh = proxyjump_via_ssh(s->bypass_proxy);
 
-	route_tuning(s->route, ms, route_one_channel(s->facts.upload, via_ssh), via_ssh, &t);
+	/* Every connection reaches the same server: the first's lengths. */
+	if (s->nconns > 0) {
+		len.read = sftp_max_read(s->conns[0]);
+		len.write = sftp_max_write(s->conns[0]);
+	}
+	route_tuning(s->route, ms, route_one_channel(s->facts.upload, via_ssh), via_ssh,
+	    s->nconns > 0 ? &len : NULL, &t);
 	s->tune = t;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(t.read_inflight >> 10),
