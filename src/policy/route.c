@@ -243,13 +243,14 @@ route_near_connections(double rtt_ms, int cores)
 
 /* Everything the engine is told about a route, from the round trip
  * (< 0: unknown) and the direction.  The standard route is one ssh, as
- * scp's, and keeps at least what scp keeps in flight, near or far: its
- * data waits in ssh's buffers (and a master's), which the idle round trip
- * does not show, so less runs the pipe dry between replies (far, 1 MiB was
- * 0.78x of scp at 50 ms; near a master, 256 KiB was a tenth slower than
- * 2 MiB).  SSM sessions are capped by their data channel (~833 KiB/s):
- * more in flight only queues in the proxy and starves the other sessions,
- * and small pieces keep every session busy to the end.  Bypass
+ * scp's, and keeps at least what scp keeps in flight, near or far: scp's
+ * whole pipeline, more than ssh's window.  Its data waits in ssh's buffers
+ * (and a master's), which the idle round trip does not show, so less runs
+ * the pipe dry between replies (far, 1 MiB was 0.78x of scp at 50 ms; near
+ * a master, one window was slower than scp).  SSM sessions are capped by
+ * their data channel (~833 KiB/s): more in flight only queues in the proxy
+ * and starves the other sessions, and small pieces keep every session busy
+ * to the end.  Bypass
  * connections: one_channel (route_one_channel) gives its one channel a
  * share of the connection's read budget (ROUTE_ONE_CHANNEL_SHARE), which
  * its window covers; through a plain proxy the whole budget, as the data
@@ -261,7 +262,8 @@ void
 route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
     const struct route_sftp_len *len, struct route_tuning *t)
 {
-	/* scp keeps its whole pipeline in flight, whatever the round trip. */
+	/* scp keeps its whole pipeline in flight, whatever the round trip:
+	 * ROUTE_SCP_REQUESTS of the server's lengths. */
 	uint64_t scp_read = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->read : 32768);
 	uint64_t scp_write = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->write : 32768);
 
@@ -278,8 +280,8 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 	case ROUTE_STANDARD:
 		/* One ssh as scp's: never less in flight than scp.  Requests
 		 * beyond ssh's window keep the server's queue full while the
-		 * window's data comes back (near a master, 2 MiB made a
-		 * download slower than scp's). */
+		 * window's data comes back (near a master, one window's worth
+		 * made a download slower than scp's). */
 		if (t->read_inflight < scp_read)
 			t->read_inflight = scp_read;
 		if (t->write_inflight < scp_write)
@@ -295,8 +297,9 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 		/* Through a proxy the data waits in more buffers than the
 		 * keepalive that measured the round trip: a download never
 		 * keeps less than ssh's window (64 MiB through a near nc: 6.6x
-		 * the time with 256 KiB; scp's whole pipeline, 16 MiB, took
-		 * 4.4x: nc's Nagle holds the small requests back).  Through ssh (a jump host's ssh -W)
+		 * the time with 256 KiB), and no more through nc: scp's whole
+		 * pipeline was slower still, as nc's small writes wait for
+		 * acknowledgements (Nagle).  Through ssh (a jump host's ssh -W)
 		 * the rate is held to that ssh's window per round trip, so
 		 * what covers it does not grow with the round trip: a few
 		 * windows (ROUTE_VIA_SSH_WINDOWS) over the channels that
