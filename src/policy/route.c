@@ -244,10 +244,11 @@ route_near_connections(double rtt_ms, int cores)
 /* Everything the engine is told about a route, from the round trip
  * (< 0: unknown) and the direction.  The standard route is one ssh, as
  * scp's, and keeps at least what scp keeps in flight, near or far: scp's
- * whole pipeline, more than ssh's window.  Its data waits in ssh's buffers
- * (and a master's), which the idle round trip does not show, so less runs
- * the pipe dry between replies (far, 1 MiB was 0.78x of scp at 50 ms; near
- * a master, one window was slower than scp).  SSM sessions are capped by
+ * whole pipeline of READs, more than ssh's window, and a window of WRITEs
+ * (below).  Its data waits in ssh's buffers (and a master's), which the
+ * idle round trip does not show, so less runs the pipe dry between replies
+ * (far, 1 MiB was 0.78x of scp at 50 ms; near a master, one window was
+ * slower than scp).  SSM sessions are capped by
  * their data channel (~833 KiB/s): more in flight only queues in the proxy
  * and starves the other sessions, and small pieces keep every session busy
  * to the end.  Bypass
@@ -262,10 +263,9 @@ void
 route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
     const struct route_sftp_len *len, struct route_tuning *t)
 {
-	/* scp keeps its whole pipeline in flight, whatever the round trip:
-	 * ROUTE_SCP_REQUESTS of the server's lengths. */
+	/* scp keeps its whole pipeline of READs in flight, whatever the
+	 * round trip: ROUTE_SCP_REQUESTS of the server's length. */
 	uint64_t scp_read = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->read : 32768);
-	uint64_t scp_write = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->write : 32768);
 
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;
@@ -278,14 +278,16 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 		t->read_inflight = t->write_inflight = ROUTE_SSM_INFLIGHT;
 		return;
 	case ROUTE_STANDARD:
-		/* One ssh as scp's: never less in flight than scp.  Requests
-		 * beyond ssh's window keep the server's queue full while the
-		 * window's data comes back (near a master, one window's worth
-		 * made a download slower than scp's). */
+		/* One ssh as scp's.  READs beyond ssh's window keep the
+		 * server's queue full while the window's data comes back (near
+		 * a master, one window's worth made a download slower than
+		 * scp's).  WRITEs keep one window: scp's pipeline was faster
+		 * only by a twentieth near a master, and every WRITE not yet
+		 * answered is sent again by --resume after a kill. */
 		if (t->read_inflight < scp_read)
 			t->read_inflight = scp_read;
-		if (t->write_inflight < scp_write)
-			t->write_inflight = scp_write;
+		if (t->write_inflight < ROUTE_SSH_WINDOW)
+			t->write_inflight = ROUTE_SSH_WINDOW;
 		return;
 	default:
 		if (!one_channel)

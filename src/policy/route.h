@@ -187,7 +187,8 @@ struct route_tuning {
  * scp's ssh, a master or a jump host's ssh -W moves per round trip. */
 #define ROUTE_SSH_WINDOW	(64ull * 32768)
 /* scp's pipeline: this many requests (sftp-client.c), each of the length
- * the server allows (limits@openssh.com; 32 KiB without it). */
+ * the server allows (limits@openssh.com; 32 KiB without it).  The standard
+ * route keeps as many READs in flight. */
 #define ROUTE_SCP_REQUESTS	64
 #define ROUTE_CHUNK_FAST	(4ull << 20)
 /* SSM: pieces pass their handle on (no OPEN each), so small ones cost
@@ -212,14 +213,14 @@ struct route_tuning {
  * it runs ssh (proxyjump_via_ssh).  Other proxies keep the system's: behind
  * nc a deep pipe made a near download slower. */
 size_t route_proxy_pipe(const char *proxycommand);
-/* The READ and WRITE lengths a connection asks for (sftp_max_read and
- * sftp_max_write: the server's limits, or -X buffer=). */
+/* The READ length a connection asks for (sftp_max_read: the server's
+ * limit, or -X buffer=). */
 struct route_sftp_len {
-	uint32_t read, write;
+	uint32_t read;
 };
 /* one_channel: the connections have one channel each (route_one_channel);
  * via_ssh: they go through ssh (proxyjump_via_ssh); len: the first
- * connection's lengths (NULL: 32 KiB, as without the server's limits). */
+ * connection's READ length (NULL: 32 KiB, as without the server's limits). */
 void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
     const struct route_sftp_len *len, struct route_tuning *t);
 

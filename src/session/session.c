@@ -435,11 +435,9 @@ session_set_inflight(struct session *s)
 	struct route_sftp_len len = { 0 };
 	bool via_ssh = proxyjump_via_ssh(s->bypass_proxy);
 
-	/* Every connection reaches the same server: the first's lengths. */
-	if (s->nconns > 0) {
+	/* Every connection reaches the same server: the first's length. */
+	if (s->nconns > 0)
 		len.read = sftp_max_read(s->conns[0]);
-		len.write = sftp_max_write(s->conns[0]);
-	}
 	route_tuning(s->route, ms, route_one_channel(s->facts.upload, via_ssh), via_ssh,
 	    s->nconns > 0 ? &len : NULL, &t);
 	s->tune = t;
