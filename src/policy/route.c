@@ -248,13 +248,12 @@ route_near_connections(double rtt_ms, int cores)
  * (below).  Its data waits in ssh's buffers (and a master's), which the
  * idle round trip does not show, so less runs the pipe dry between replies
  * (far, 1 MiB was 0.78x of scp at 50 ms; near a master, one window was
- * slower than scp).  SSM sessions are capped by
- * their data channel (~833 KiB/s): more in flight only queues in the proxy
- * and starves the other sessions, and small pieces keep every session busy
- * to the end.  Bypass
- * connections: one_channel (route_one_channel) gives its one channel a
- * share of the connection's read budget (ROUTE_ONE_CHANNEL_SHARE), which
- * its window covers; through a plain proxy the whole budget, as the data
+ * slower than scp).  SSM sessions are capped by their data channel
+ * (~833 KiB/s): more in flight only queues in the proxy and starves the
+ * other sessions, and small pieces keep every session busy to the end.
+ * Bypass connections: one_channel (route_one_channel) gives its one
+ * channel a share of the connection's read budget
+ * (ROUTE_ONE_CHANNEL_SHARE), which its window covers; through a plain proxy the whole budget, as the data
  * waits in the proxy's buffers too (64 MiB through nc 50 ms away: a
  * sixth faster than with half); else route_channels channels share the
  * budget, and each keeps its own writes in flight, held to the server's
@@ -305,13 +304,13 @@ route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh
 		 * the rate is held to that ssh's window per round trip, so
 		 * what covers it does not grow with the round trip: a few
 		 * windows (ROUTE_VIA_SSH_WINDOWS) over the channels that
-		 * plan_channels opens there.  Uploads through ssh keep scp's
+		 * plan_channels opens there.  Uploads through ssh keep ssh's
 		 * window too (64 MiB through a near ProxyJump took 3.1 s with
 		 * 256 KiB, scp 0.8 s); through a plain proxy an upload keeps
 		 * a direct one's round trip's worth: sshd's copying of its
 		 * channel buffer costs more than the proxy's buffers save
 		 * (64 MiB through a near nc took a third of the time with
-		 * 256 KiB as with scp's 2 MiB). */
+		 * 256 KiB as with ssh's 2 MiB window). */
 		if (via_ssh)
 			t->read_inflight = ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW /
 			    ROUTE_MAX_CHANNELS;
