@@ -251,20 +251,20 @@ route_near_connections(double rtt_ms, int cores)
  * slower than scp).  SSM sessions are capped by their data channel
  * (~833 KiB/s): more in flight only queues in the proxy and starves the
  * other sessions, and small pieces keep every session busy to the end.
- * Bypass connections: one_channel (route_one_channel) gives its one
- * channel a share of the connection's read budget
- * (ROUTE_ONE_CHANNEL_SHARE), which its window covers; through a plain proxy the whole budget, as the data
- * waits in the proxy's buffers too (64 MiB through nc 50 ms away: a
- * sixth faster than with half); else route_channels channels share the
- * budget, and each keeps its own writes in flight, held to the server's
- * window on that channel. */
+ * Bypass connections: one_channel (route_one_channel) gives its one channel
+ * a share of the connection's read budget (ROUTE_ONE_CHANNEL_SHARE), which
+ * its window covers; through a plain proxy the whole budget, as the data
+ * waits in the proxy's buffers too (64 MiB through nc 50 ms away: a sixth
+ * faster than with half); else route_channels channels share the budget,
+ * and each keeps its own writes in flight, held to the server's window on
+ * that channel. */
 void
 route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
-    const struct route_sftp_len *len, struct route_tuning *t)
+    uint32_t read_len, struct route_tuning *t)
 {
 	/* scp keeps its whole pipeline of READs in flight, whatever the
 	 * round trip: ROUTE_SCP_REQUESTS of the server's length. */
-	uint64_t scp_read = ROUTE_SCP_REQUESTS * (uint64_t)(len != NULL ? len->read : 32768);
+	uint64_t scp_read = ROUTE_SCP_REQUESTS * (uint64_t)(read_len > 0 ? read_len : 32768);
 
 	t->channels = 1;
 	t->chunk = ROUTE_CHUNK_FAST;

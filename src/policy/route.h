@@ -213,16 +213,12 @@ struct route_tuning {
  * it runs ssh (proxyjump_via_ssh).  Other proxies keep the system's: behind
  * nc a deep pipe made a near download slower. */
 size_t route_proxy_pipe(const char *proxycommand);
-/* The READ length a connection asks for (sftp_max_read: the server's
- * limit, or -X buffer=). */
-struct route_sftp_len {
-	uint32_t read;
-};
 /* one_channel: the connections have one channel each (route_one_channel);
- * via_ssh: they go through ssh (proxyjump_via_ssh); len: the first
- * connection's READ length (NULL: 32 KiB, as without the server's limits). */
+ * via_ssh: they go through ssh (proxyjump_via_ssh); read_len: the READ
+ * length the first connection asks for (sftp_max_read: the server's limit,
+ * or -X buffer=; 0: not known, 32 KiB as without the server's limits). */
 void route_tuning(enum route_kind kind, double rtt_ms, bool one_channel, bool via_ssh,
-    const struct route_sftp_len *len, struct route_tuning *t);
+    uint32_t read_len, struct route_tuning *t);
 
 /* Connections a server rtt_ms away is worth on a machine with cores
  * cores: 0 when it is not near (or not known to be), else half the cores. */

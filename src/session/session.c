@@ -432,14 +432,12 @@ session_set_inflight(struct session *s)
 {
 	double ms = session_rtt(s);
 	struct route_tuning t;
-	struct route_sftp_len len = { 0 };
 	bool via_ssh = proxyjump_via_ssh(s->bypass_proxy);
-
 	/* Every connection reaches the same server: the first's length. */
-	if (s->nconns > 0)
-		len.read = sftp_max_read(s->conns[0]);
+	uint32_t read_len = s->nconns > 0 ? sftp_max_read(s->conns[0]) : 0;
+
 	route_tuning(s->route, ms, route_one_channel(s->facts.upload, via_ssh), via_ssh,
-	    s->nconns > 0 ? &len : NULL, &t);
+	    read_len, &t);
 	s->tune = t;
 	log_debug(1, "round trip %.2f ms: %llu KiB in flight per SFTP channel (%llu KiB "
 	    "uploading)", ms, (unsigned long long)(t.read_inflight >> 10),

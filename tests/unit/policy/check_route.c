@@ -479,40 +479,38 @@ START_TEST(tuning_model)
 
 	/* Without the server's limits scp's pipeline (64 x 32 KiB, one ssh
 	 * window) is the floor on the standard route, far ... */
-	route_tuning(ROUTE_STANDARD, 50, false, false, NULL, &t);
+	route_tuning(ROUTE_STANDARD, 50, false, false, 0, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_ge(t.write_inflight, ROUTE_SSH_WINDOW);
 	ck_assert_uint_ge(t.read_inflight, ROUTE_SSH_WINDOW);
 	/* ... and near (a master's buffers between), and unmeasured. */
-	route_tuning(ROUTE_STANDARD, 0.1, false, false, NULL, &t);
+	route_tuning(ROUTE_STANDARD, 0.1, false, false, 0, &t);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSH_WINDOW);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSH_WINDOW);
-	route_tuning(ROUTE_STANDARD, -1, false, false, NULL, &t);
+	route_tuning(ROUTE_STANDARD, -1, false, false, 0, &t);
 	ck_assert_uint_ge(t.write_inflight, ROUTE_SSH_WINDOW);
 	/* scp's pipeline of READs is 64 requests of what the server allows
 	 * (OpenSSH's sftp-server: 255 KiB), near and far alike; WRITEs keep
 	 * ssh's window (what --resume sends again after a kill). */
-	struct route_sftp_len big = { .read = 261120 };
-
-	route_tuning(ROUTE_STANDARD, 0.1, false, false, &big, &t);
+	route_tuning(ROUTE_STANDARD, 0.1, false, false, 261120, &t);
 	ck_assert_uint_eq(t.read_inflight, 64 * 261120);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSH_WINDOW);
-	route_tuning(ROUTE_STANDARD, 50, false, false, &big, &t);
+	route_tuning(ROUTE_STANDARD, 50, false, false, 261120, &t);
 	ck_assert_uint_eq(t.read_inflight, 64 * 261120);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSH_WINDOW);
 	/* Through a proxy a bypass keeps ssh's window, not scp's pipeline:
 	 * nc's small requests wait behind Nagle. */
-	route_tuning(ROUTE_PROXIED, 0.1, false, false, &big, &t);
+	route_tuning(ROUTE_PROXIED, 0.1, false, false, 261120, &t);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSH_WINDOW);
 	/* Far bypass with channels (an upload): reads shared, writes per
 	 * channel. */
-	route_tuning(ROUTE_FRESH, 50, false, false, NULL, &t);
+	route_tuning(ROUTE_FRESH, 50, false, false, 0, &t);
 	ck_assert_int_eq(t.channels, 4);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_UPLOAD_INFLIGHT_MAX);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_FAST);
 	ck_assert_uint_eq(t.chunk_max, 0);
-	route_tuning(ROUTE_PROXIED, 0.1, false, false, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 0.1, false, false, 0, &t);
 	ck_assert_int_eq(t.channels, 1);
 	/* Through a relay near: reads keep scp's pipeline at least, but
 	 * writes only a direct upload's round trip's worth (sshd copies
@@ -521,26 +519,26 @@ START_TEST(tuning_model)
 	ck_assert_uint_eq(t.write_inflight, route_inflight_bytes(0.1, true));
 	ck_assert_uint_lt(t.write_inflight, ROUTE_SSH_WINDOW);
 	/* ... and through ssh near, writes keep scp's window too. */
-	route_tuning(ROUTE_PROXIED, 0.1, false, true, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 0.1, false, true, 0, &t);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSH_WINDOW);
 	/* Through a relay: scp's pipeline at least per channel, and more
 	 * the farther ... */
-	route_tuning(ROUTE_PROXIED, 50, false, false, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 50, false, false, 0, &t);
 	ck_assert_uint_ge(t.read_inflight, ROUTE_SSH_WINDOW);
 	/* ... but through ssh (a jump host) a few of its windows per
 	 * connection, near or far: its window holds the rate per round
 	 * trip.  A fresh pool through the jump (beside a master) too. */
-	route_tuning(ROUTE_PROXIED, 50, false, true, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 50, false, true, 0, &t);
 	ck_assert_uint_eq(t.read_inflight,
 	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW / ROUTE_MAX_CHANNELS);
 	ck_assert_uint_lt(t.read_inflight, ROUTE_SSH_WINDOW);
-	route_tuning(ROUTE_PROXIED, 150, false, true, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 150, false, true, 0, &t);
 	ck_assert_uint_eq(t.read_inflight,
 	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW / ROUTE_MAX_CHANNELS);
-	route_tuning(ROUTE_PROXIED, 0.5, false, true, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 0.5, false, true, 0, &t);
 	ck_assert_uint_eq(t.read_inflight,
 	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW / ROUTE_MAX_CHANNELS);
-	route_tuning(ROUTE_FRESH, 50, false, true, NULL, &t);
+	route_tuning(ROUTE_FRESH, 50, false, true, 0, &t);
 	ck_assert_uint_eq(t.read_inflight,
 	    ROUTE_VIA_SSH_WINDOWS * ROUTE_SSH_WINDOW / ROUTE_MAX_CHANNELS);
 	/* Writes are what they were: held to the server's window. */
@@ -555,7 +553,7 @@ START_TEST(tuning_model)
 	ck_assert_uint_eq(route_proxy_pipe(NULL), 0);
 	/* SSM: the session's own budget and small pieces, however big the
 	 * file: a session that comes up late still finds work. */
-	route_tuning(ROUTE_SSM_PARALLEL, 50, false, false, NULL, &t);
+	route_tuning(ROUTE_SSM_PARALLEL, 50, false, false, 0, &t);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.write_inflight, ROUTE_SSM_INFLIGHT);
 	ck_assert_uint_eq(t.chunk, ROUTE_CHUNK_SSM);

@@ -571,25 +571,25 @@ START_TEST(plan_download_one_channel)
 
 	/* The engine's side: the one channel has its share of the
 	 * connection's reads, which its window covers; near, the floor. */
-	route_tuning(ROUTE_FRESH, 50, true, false, NULL, &t);
+	route_tuning(ROUTE_FRESH, 50, true, false, 0, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) /
 	    ROUTE_ONE_CHANNEL_SHARE);
 	ck_assert_uint_le(t.read_inflight, (uint64_t)ROUTE_INFLIGHT_MAX);
-	route_tuning(ROUTE_SSM_DIRECT, 0.1, true, false, NULL, &t);
+	route_tuning(ROUTE_SSM_DIRECT, 0.1, true, false, 0, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_INFLIGHT_MIN);
-	route_tuning(ROUTE_FRESH, 50, false, false, NULL, &t);
+	route_tuning(ROUTE_FRESH, 50, false, false, 0, &t);
 	ck_assert_int_eq(t.channels, 4);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false) / 4);
 	/* Through a plain proxy, one channel with the connection's whole
 	 * budget, never less than scp keeps. */
-	route_tuning(ROUTE_PROXIED, 0.1, true, false, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 0.1, true, false, 0, &t);
 	ck_assert_int_eq(t.channels, 1);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_SSH_WINDOW);
-	route_tuning(ROUTE_PROXIED, 50, true, false, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 50, true, false, 0, &t);
 	ck_assert_uint_eq(t.read_inflight, route_inflight_bytes(50, false));
-	route_tuning(ROUTE_PROXIED, 150, true, false, NULL, &t);
+	route_tuning(ROUTE_PROXIED, 150, true, false, 0, &t);
 	ck_assert_uint_eq(t.read_inflight, ROUTE_INFLIGHT_MAX);
 }
 END_TEST
