@@ -7,9 +7,9 @@
 #include "config.h"
 #include "util/proc.h"
 #include "util/clock.h"
+#include "util/proctree.h"
 #include "util/xmalloc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -81,46 +81,39 @@ struct proc_stat {
 	bool dead;		/* a zombie */
 };
 
-/* Call f on every process until it returns true (then true); false when
- * f never did, or /proc cannot be read (*none set). */
+/* The stat line's fields, and f's answer. */
+struct proc_scan_arg {
+	bool (*f)(const struct proc_stat *, void *);
+	void *arg;
+};
+
 static bool
-proc_scan(bool (*f)(const struct proc_stat *, void *), void *arg, bool *none)
+proc_scan_one(pid_t pid, const char *line, void *arg)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool hit = false;
+	struct proc_scan_arg *a = arg;
+	const char *rp;
+	char st;
+	long ppid, pgrp, sid;
 
-	*none = d == NULL;
-	if (d == NULL)
+	/* "pid (comm) state ppid pgrp session ...": comm may hold
+	 * anything. */
+	if ((rp = strrchr(line, ')')) == NULL ||
+	    sscanf(rp + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
 		return false;
-	while (!hit && (e = readdir(d)) != NULL) {
-		char path[300], buf[512], *rp, st;
-		long ppid, pgrp, sid;
-		struct proc_stat p;
-		int fd;
-		ssize_t n;
+	return a->f(&(struct proc_stat){ .pid = pid, .ppid = (pid_t)ppid, .pgrp = (pid_t)pgrp,
+		.sid = (pid_t)sid, .dead = st == 'Z' || st == 'X' }, a->arg);
+}
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) state ppid pgrp session ...": comm may hold
-		 * anything. */
-		if ((rp = strrchr(buf, ')')) == NULL ||
-		    sscanf(rp + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
-			continue;
-		p = (struct proc_stat){ .pid = (pid_t)atol(e->d_name), .ppid = (pid_t)ppid,
-			.pgrp = (pid_t)pgrp, .sid = (pid_t)sid, .dead = st == 'Z' || st == 'X' };
-		hit = f(&p, arg);
-	}
-	closedir(d);
-	return hit;
+/* Call f on our descendants down to depth (0: all) until it returns true
+ * (then true); false when f never did, or /proc cannot be read (*none
+ * set).  Only our tree is read (proctree_each): the cost of a copy's end
+ * does not grow with the processes the machine runs. */
+static bool
+proc_scan(int depth, bool (*f)(const struct proc_stat *, void *), void *arg, bool *none)
+{
+	struct proc_scan_arg a = { f, arg };
+
+	return proctree_each(depth, proc_scan_one, &a, none);
 }
 
 static bool
@@ -130,11 +123,13 @@ proc_in_group(const struct proc_stat *p, void *arg)
 }
 
 /* Does a process of group g other than a zombie live?  (The leader, not
- * reaped yet, keeps g from being reused.) */
+ * reaped yet, keeps g from being reused.)  The group's members were born
+ * in the session its leader made: descendants of the leader, and ours
+ * (orphans come to us, the subreaper). */
 static bool
 proc_group_alive(pid_t g)
 {
-	bool none, alive = proc_scan(proc_in_group, &g, &none);
+	bool none, alive = proc_scan(0, proc_in_group, &g, &none);
 
 	return none ? kill(-g, 0) == 0 : alive;
 }
@@ -521,7 +516,7 @@ proc_end_adopted(void)
 		double due = clock_now() + PROC_GRACE_S / 2;
 
 		a.n = 0;
-		(void)proc_scan(proc_adopted_one, &a, &none);
+		(void)proc_scan(1, proc_adopted_one, &a, &none);
 		if (a.n == 0)
 			break;
 		ended = true;
@@ -537,7 +532,7 @@ proc_end_adopted(void)
 	/* The last zombies; a scan that found none alive reaped its own. */
 	a.n = 0;
 	if (ended)
-		(void)proc_scan(proc_adopted_one, &a, &none);
+		(void)proc_scan(1, proc_adopted_one, &a, &none);
 	free(a.live);
 }
 

@@ -25,4 +25,15 @@ bool proctree_parse_stat(const char *line, pid_t *pid, char *state, pid_t *ppid,
  * over /proc.  Returns the roots found, -1 when /proc cannot be read. */
 int proctree_cpu(const pid_t *roots, int n, double *cpu_s, int *runnable);
 
+/* Call f(pid, line, arg) on the /proc/PID/stat line of each process
+ * descended from this one, down to depth levels (1: its children only; 0:
+ * all), until f returns true (then true).  They are found through the
+ * kernel's lists of each task's children, so the cost is that of this
+ * process's tree, not of every process on the machine.  Where those lists
+ * are missing, or this process is no subreaper (an orphan of its tree
+ * would have gone to init), every process is offered instead: f filters
+ * by what the line says.  *none is set when /proc cannot be read. */
+bool proctree_each(int depth, bool (*f)(pid_t pid, const char *line, void *arg), void *arg,
+    bool *none);
+
 #endif
