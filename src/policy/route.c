@@ -500,7 +500,10 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		    !in->listed_bypass && ssh_window_Bps(in) >= ROUTE_WINDOW_SURE_RATE;
 
 		if ((!forced && near_rtt(in)) || (via_ssh && window_free)) {
-			if (via_ssh) {
+			/* Listed by a connection of fscp's own (a ProxyJump
+			 * whose logins ask nobody), no ssh runs: near, that
+			 * one carries the copy, as through any other proxy. */
+			if (via_ssh && !in->listed_bypass) {
 				out->kind = ROUTE_PROXIED;
 				out->connections = in->connections_wanted > 0 ?
 				    clamp_conns(in->connections_wanted) : 1;

@@ -126,16 +126,21 @@ plan_spec(const struct route_facts *f, const struct route_measure *m, struct rou
 		s->via_proxy = f->has_proxy;
 		plan_channels(f, s);
 		s->spec = s->staged = true;
-		/* Through ssh itself (a jump host) ssh lists, and this one
-		 * carries a near copy as well as a far one (route_decide), so
-		 * it comes up whatever it measures.  Through any other proxy
-		 * (nc, a plain relay) it lists instead of ssh, near or far:
-		 * there, fscp's own connection lists and copies as fast as
-		 * ssh's with less CPU (one ssh process and one proxy fewer).
-		 * When it may not (a login that could ask), ssh lists, and a
-		 * near copy stays on ssh: this one stops at a near banner. */
+		/* Through any proxy that is not ssh (nc, a plain relay) it
+		 * lists instead of ssh, near or far: there, fscp's own
+		 * connection lists and copies as fast as ssh's with less CPU
+		 * (one ssh process and one proxy fewer).  When it may not (a
+		 * login that could ask), ssh lists, and a near copy stays on
+		 * ssh: this one stops at a near banner.  Through ssh itself
+		 * it carries a near copy as well as a far one (route_decide),
+		 * so it comes up whatever it measures; it lists too through a
+		 * ProxyJump of one hop whose login asks nobody: ssh's listing
+		 * would log in to the hop and the target once more than the
+		 * copy needs.  Behind a ProxyCommand that runs ssh, whose
+		 * login fscp cannot see, ssh lists. */
 		s->far_only = s->via_proxy && !plan_via_ssh(f, s);
-		p->spec_lists_proxy = s->far_only;
+		p->spec_lists_proxy = s->far_only || (s->via_proxy && f->jump_batch &&
+		    f->cfg->proxycommand == NULL);
 		if (!f->has_proxy) {
 			p->spec_lists_ms = ROUTE_NEAR_MS;
 			p->spec_wait_s = ROUTE_PLAN_SPEC_WAIT_S;

@@ -38,6 +38,8 @@ struct route_facts {
 	int connections;	/* FSCP_CONNECTIONS (0: fscp chooses) */
 	int cores;		/* local CPUs (0: one) */
 	double ssm_start_cpu_s;	/* CPU of one SSM CLI start (0: the default) */
+	bool jump_batch;	/* a ProxyJump of one hop whose login needs
+				   nobody (its config, as ssh -G reads it) */
 };
 
 /* What has been measured since, or is known now. */

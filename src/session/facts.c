@@ -102,9 +102,10 @@ facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 }
 
 /* Is the first hop of a ProxyJump reached through AWS SSM?  Its own ssh
- * config decides, as it would for ssh. */
+ * config decides, as it would for ssh.  *batch: the ProxyJump is that one
+ * hop, and its login looks possible without anyone answering. */
 static bool
-facts_jump_is_ssm(const struct fscp_opts *o, const char *spec)
+facts_jump_is_ssm(const struct fscp_opts *o, const char *spec, bool *batch)
 {
 	struct proxyjump_hop *hops = NULL;
 	struct sshcfg jcfg;
@@ -112,11 +113,17 @@ facts_jump_is_ssm(const struct fscp_opts *o, const char *spec)
 	bool ssm = false;
 	int n = proxyjump_parse(spec, &hops);
 
+	*batch = false;
 	if (n <= 0)
 		return false;
 	if (sshcfg_load(o, hops[0].user, hops[0].host, hops[0].port, &jcfg, err,
 	    sizeof(err)) == 0) {
 		ssm = ssmcmd_match(jcfg.proxycommand, NULL);
+		/* The hop's own ssh -W logs in without a terminal: only a
+		 * login that asks nobody (a key, a known host key) and no
+		 * proxy of its own, which fscp would not see. */
+		*batch = n == 1 && !ssm && jcfg.proxycommand == NULL &&
+		    jcfg.proxyjump == NULL && sshconn_may_log_in(&jcfg);
 		sshcfg_free(&jcfg);
 	}
 	proxyjump_free(hops, n);
@@ -405,7 +412,8 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 			in.master_live = facts_master_live(cfg->controlpath);
 			in.ssm = ssmcmd_match(cfg->proxycommand, &ssm);
 			if (!in.ssm && cfg->proxyjump != NULL)
-				in.ssm = in.ssm_via_jump = facts_jump_is_ssm(o, cfg->proxyjump);
+				in.ssm = in.ssm_via_jump = facts_jump_is_ssm(o, cfg->proxyjump,
+				    &f->jump_batch);
 		} else {
 			free(cfg);
 			cfg = NULL;
@@ -460,6 +468,7 @@ facts_route(const struct facts *f, const struct fscp_opts *o, int want, struct r
 	rf->connections = o->connections;
 	rf->cores = f->in.cores;
 	rf->ssm_start_cpu_s = o->ssm_start_cpu_s;
+	rf->jump_batch = f->jump_batch;
 }
 
 void

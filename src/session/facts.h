@@ -26,6 +26,8 @@ struct facts {
 	bool direct_later;	/* ssm-parallel of unknown size: the direct
 				   address is looked for by facts_direct_now,
 				   while the first session starts */
+	bool jump_batch;	/* one ProxyJump hop, whose login (as ssh -G
+				   reads its config) needs nobody to answer */
 };
 
 /* Gather for [user@]host:port and about bytes (-1 unknown), decide, and

@@ -103,7 +103,22 @@ near_jump_case() {	# name, then fscp's operands
 }
 near_jump_case "download of 9 MiB via a ProxyCommand that runs ssh, decided after listing" \
 	bastion-pc:src/big.bin
-near_jump_case "download via ProxyJump decided after listing" bastion-pj:src/big.bin
+
+# Through a ProxyJump of one hop whose login, as the target's, asks nobody
+# (a key, a known host key), the connection started beside the listing
+# lists instead of ssh: ssh's listing would log in to the bastion and the
+# target once more than the copy needs.
+name="download of 9 MiB via ProxyJump, listed by fscp's own connection"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -vv -p bastion-pj:src/big.bin dst/
+check "$name" "its own connection listed through the jump host" \
+	grep -q "route proxied: the bypass connection lists through the proxy, without ssh" "$ROUTE_ERR_fscp"
+check "$name" "no ssh listed (the only ssh run is the jump host's ssh -W)" \
+	eval '! grep -q "running .*/ssh'"'"' .* '"'"'-s'"'"' " "$ROUTE_ERR_fscp"'
+check "$name" "it decided after listing (near: that connection carries it; farther: proxied)" \
+	grep -qE "route proxied: .*(the connection that listed carries it|9.0 MiB to move.*\(after listing\))" "$ROUTE_ERR_fscp"
+spec_went_on "$name"
+check "$name" "logins: scp's bastion and target, and two per connection the climb added ($(climbed) climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
+	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp + 2 * $(climbed)))
 
 # Through a proxy that is not ssh (here a plain relay), the connection
 # started beside a download lists instead of ssh, near or far: no ssh
@@ -191,8 +206,8 @@ echo "  climbed: $more"
 check "$name" "scp's logins (bastion + target) per connection ($more climbed; got $ROUTE_LOGINS_fscp, scp $ROUTE_LOGINS_scp)" \
 	test "$ROUTE_LOGINS_fscp" -le $((ROUTE_LOGINS_scp * (1 + more)))
 
-# The download lists over ssh while a connection through the jump host
-# comes up beside it; the climb's join time is that connection's, a login
+# The download lists over fscp's own connection through the jump host
+# (one hop, whose login asks nobody); the climb's join time is a login
 # through a jump 50 ms away (many round trips), not the instant the pool
 # of room behind it was made.
 setup_far_down() {

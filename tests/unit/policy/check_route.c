@@ -287,6 +287,41 @@ START_TEST(decide_after_listing)
 }
 END_TEST
 
+/* A jump host whose listing a connection of fscp's own made (no ssh ran):
+ * near, that one carries the copy; far, it is one of the connections, and
+ * there is no listing ssh to leave. */
+START_TEST(decide_jump_listed_by_bypass)
+{
+	static const struct {
+		double rtt;
+		enum route_kind kind;
+		const char *why;
+	} t[] = {
+		{ 0.1, ROUTE_STANDARD, "the server answers within" },
+		{ 20, ROUTE_PROXIED, "1 connection through the same proxy" },
+		{ 50, ROUTE_PROXIED, "1 connection through the same proxy" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sshcfg cfg;
+		struct route_input in = { 0 };
+		struct route_decision d;
+
+		ck_assert_int_eq(sshcfg_parse(cfg_jump, &cfg), 0);
+		in.cfg = &cfg;
+		in.bytes = 64 * MiB;
+		in.rtt_ms = t[i].rtt;
+		in.listed_bypass = true;
+		route_decide(&in, &d);
+		ck_assert_msg(d.kind == t[i].kind, "row %zu: got %s (%s)", i,
+		    route_name(d.kind), d.reason);
+		ck_assert_msg(!d.rest_listing && d.connections == 1 &&
+		    strstr(d.reason, t[i].why) != NULL, "row %zu: %s", i, d.reason);
+		sshcfg_free(&cfg);
+	}
+}
+END_TEST
+
 START_TEST(names)
 {
 	ck_assert_str_eq(route_name(ROUTE_STANDARD), "standard");
@@ -764,6 +799,7 @@ route_suite(void)
 	TCase *tc = tcase_create("decide");
 
 	tcase_add_loop_test(tc, decide_table, 0, (int)(sizeof(rows) / sizeof(rows[0])));
+	tcase_add_test(tc, decide_jump_listed_by_bypass);
 	tcase_add_test(tc, names);
 	tcase_add_loop_test(tc, force_parse, 0,
 	    (int)(sizeof(force_rows) / sizeof(force_rows[0])));

@@ -25,6 +25,7 @@ struct fact_row {
 	const char *cfg;	/* NULL: ssh -G failed */
 	bool master_live, direct_ok, special, compress;
 	int want, connections, cores;
+	bool jump_batch;	/* one ProxyJump hop whose login asks nobody */
 };
 
 static void
@@ -50,6 +51,7 @@ plan_facts(const struct fact_row *r, struct sshcfg *cfg, long long bytes, bool o
 	f->want = r->want;
 	f->connections = r->connections;
 	f->compress = r->compress;
+	f->jump_batch = r->jump_batch;
 	/* A size known before anything opens is an upload's; a download's
 	 * comes with its listing. */
 	f->upload = bytes >= 0;
@@ -104,6 +106,10 @@ static const struct open_row {
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
 	{ "jump download", { CFG_JUMP, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
+	{ "jump download, logins ask nobody", { CFG_JUMP, .cores = 2, .jump_batch = YES }, -1,
+	  ROUTE_STANDARD, 0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
+	{ "ssh -W download, logins ask nobody", { CFG_SSH_W, .cores = 2, .jump_batch = YES },
+	  -1, ROUTE_STANDARD, 0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
 	{ "ssh -W download", { CFG_SSH_W, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, YES, NO, NO, NO },
 	{ "proxy big", { CFG_NC, .cores = 2 }, GiB, ROUTE_PROXIED,
@@ -192,9 +198,12 @@ START_TEST(plan_open_table)
 	ck_assert_msg((p.spec_lists_ms > 0) == r->spec_lists, "%s: lists %f", r->name,
 	    p.spec_lists_ms);
 	/* Through a proxy that is not ssh itself, it lists instead of ssh
-	 * (near or far: no handshake of its own to measure). */
+	 * (near or far: no handshake of its own to measure); through a
+	 * ProxyJump of one hop whose login asks nobody too, not behind a
+	 * ProxyCommand that runs ssh. */
 	ck_assert_msg(p.spec_lists_proxy == (r->spec_n > 0 && r->spec_proxy &&
-	    !proxyjump_host_via_ssh(cfg.proxycommand, cfg.proxyjump)),
+	    (!proxyjump_host_via_ssh(cfg.proxycommand, cfg.proxyjump) ||
+	    (r->f.jump_batch && cfg.proxycommand == NULL))),
 	    "%s: lists through the proxy %d", r->name, p.spec_lists_proxy);
 	if (r->spec_lists) {
 		/* Near is the TCP handshake's round trip, as the listing's
