@@ -101,11 +101,12 @@ facts_proxy_command(const struct fscp_opts *o, const struct sshcfg *cfg)
 	return out;
 }
 
-/* Is the first hop of a ProxyJump reached through AWS SSM?  Its own ssh
- * config decides, as it would for ssh.  *batch: the ProxyJump is that one
- * hop, and its login looks possible without anyone answering. */
+/* What the first hop of a ProxyJump's own ssh config says, as it would
+ * for ssh: true when it is reached through AWS SSM; *batch when the
+ * ProxyJump is that one hop and its login looks possible without anyone
+ * answering. */
 static bool
-facts_jump_is_ssm(const struct fscp_opts *o, const char *spec, bool *batch)
+facts_jump_hop(const struct fscp_opts *o, const char *spec, bool *batch)
 {
 	struct proxyjump_hop *hops = NULL;
 	struct sshcfg jcfg;
@@ -412,7 +413,7 @@ facts_gather(struct facts *f, const struct fscp_opts *o, const char *host,
 			in.master_live = facts_master_live(cfg->controlpath);
 			in.ssm = ssmcmd_match(cfg->proxycommand, &ssm);
 			if (!in.ssm && cfg->proxyjump != NULL)
-				in.ssm = in.ssm_via_jump = facts_jump_is_ssm(o, cfg->proxyjump,
+				in.ssm = in.ssm_via_jump = facts_jump_hop(o, cfg->proxyjump,
 				    &f->jump_batch);
 		} else {
 			free(cfg);
