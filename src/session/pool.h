@@ -16,22 +16,29 @@
 struct pool;
 struct sftp_conn;
 struct sftp_limits;
+struct sftp_hello;
 
 /* How one connection is made and unmade: pool_dial_ssh (libssh and SFTP)
  * unless a test fakes it.  Each is called from the pool's threads. */
 struct pool_dialer {
 	enum sshconn_err (*open)(const struct sshconn_params *p, struct sshconn **out,
 	    char *err, size_t errlen);
-	double (*measure_rtt)(struct sshconn *c);
-	int (*streams)(struct sshconn *c, int n, struct fscp_stream *out, char *err,
-	    size_t errlen);
+	double (*measure_rtt)(struct sshconn *c, bool free_only);
+	/* Up to n SFTP channels; *sent says what each sent with its
+	 * subsystem request (the SFTP hello, or nothing).  ask_limits: the
+	 * round trip is known without the limits request's, which may then
+	 * go with the hello. */
+	int (*streams)(struct sshconn *c, int n, bool ask_limits, struct fscp_stream *out,
+	    struct sftp_hello *sent, char *err, size_t errlen);
 	struct sshconn *(*ref)(struct sshconn *c);
-	/* A channel's SFTP handshake; when known says nothing yet, it is
-	 * filled with what this server told (for the pool's other channels).
-	 * rtt_ms: a round trip the connection measured already (its
-	 * keepalives; < 0: none), which the SFTP one never exceeds. */
+	/* A channel's SFTP handshake, after what streams sent; when known
+	 * says nothing yet, it is filled with what this server told (for the
+	 * pool's other channels).  rtt_ms: a round trip the connection
+	 * measured already (its keepalives; < 0: none), which the SFTP one
+	 * never exceeds. */
 	struct sftp_conn *(*sftp)(struct fscp_stream st, size_t buflen,
-	    struct sftp_limits *known, double rtt_ms, char *err, size_t errlen);
+	    const struct sftp_hello *sent, struct sftp_limits *known, double rtt_ms,
+	    char *err, size_t errlen);
 	/* Undo a channel nobody took (sftp, ssh may be NULL; pid 0: none). */
 	void (*undo)(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid);
 };

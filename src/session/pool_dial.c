@@ -54,11 +54,25 @@ pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 	return bad;
 }
 
-static struct sftp_conn *
-pool_dial_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known,
-    double rtt_ms, char *err, size_t errlen)
+/* The channels' SFTP hello goes with their subsystem request; the limits
+ * request too when the server is OpenSSH (its sftp-server reads requests
+ * in order, and answers one it does not know with a status), which saves
+ * the round trip after VERSION that asking first would cost. */
+static int
+pool_dial_streams(struct sshconn *c, int n, bool ask_limits, struct fscp_stream *out,
+    struct sftp_hello *sent, char *err, size_t errlen)
 {
-	struct sftp_conn *c = sftp_open(st, buflen, known, err, errlen);
+	sftp_hello_make(sent, ask_limits && sshconn_server_openssh(c));
+	return sshconn_sftp_streams(c, n, sent->bytes, sent->len, out, err, errlen);
+}
+
+static struct sftp_conn *
+pool_dial_sftp(struct fscp_stream st, size_t buflen, const struct sftp_hello *sent,
+    struct sftp_limits *known, double rtt_ms, char *err, size_t errlen)
+{
+	struct sftp_conn *c = sent != NULL && sent->len > 0 ?
+	    sftp_open_sent(st, buflen, known, sent, err, errlen) :
+	    sftp_open(st, buflen, known, err, errlen);
 
 	if (c != NULL)
 		sftp_note_rtt(c, rtt_ms);
@@ -79,7 +93,7 @@ pool_dial_undo(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 const struct pool_dialer pool_dial_ssh = {
 	.open = sshconn_open,
 	.measure_rtt = sshconn_measure_rtt,
-	.streams = sshconn_sftp_streams,
+	.streams = pool_dial_streams,
 	.ref = sshconn_ref,
 	.sftp = pool_dial_sftp,
 	.undo = pool_dial_undo,

@@ -30,6 +30,9 @@ struct pool_job {
 	int chan;			/* 0: the connection's own job; 1..: another
 					   SFTP channel on that connection */
 	struct fscp_stream stream;	/* a channel's, before its SFTP starts */
+	struct sftp_hello hello;	/* what the connection's channels sent
+					   with their subsystem request (the
+					   own job's; len 0: nothing) */
 	/* results */
 	enum sshconn_err rc;
 	char err[512];

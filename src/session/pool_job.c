@@ -63,7 +63,8 @@ pool_sftp_open(struct pool_job *j, struct fscp_stream st)
 	/* The limits' round trip may have waited for a delayed ACK (a proxy
 	 * without TCP_NODELAY); the keepalives before it took that wait
 	 * (pool_rtt). */
-	c = b->dial->sftp(st, j->o->sftp_buflen, &known, ka, j->err, sizeof(j->err));
+	c = b->dial->sftp(st, j->o->sftp_buflen, &(j - j->chan)->hello, &known, ka, j->err,
+	    sizeof(j->err));
 	if (c != NULL && known.known) {
 		pthread_mutex_lock(&b->lock);
 		if (!b->limits.known)
@@ -320,9 +321,11 @@ pool_rtt(struct pool_job *j, bool first)
 	rtt = b->rtt_ms;
 	need = b->per > 1 || (j->proxy != NULL && b->window > 0) || (first && !b->expanded);
 	pthread_mutex_unlock(&b->lock);
-	if (rtt >= 0 || !need)
+	if (rtt >= 0)
 		return rtt;
-	rtt = b->dial->measure_rtt(j->ssh);
+	/* Not needed, it is still taken when the login measured it: the
+	 * limits request then need not (pool_dial_streams). */
+	rtt = b->dial->measure_rtt(j->ssh, !need);
 	pthread_mutex_lock(&b->lock);
 	if (rtt >= 0 && b->rtt_ms < 0)
 		b->rtt_ms = rtt;
@@ -411,8 +414,8 @@ pool_connect_one(void *arg)
 	/* A far server gives every channel its own window: what more round
 	 * trips in flight need, without another handshake. */
 	got = j->pool->dial->streams(j->ssh, j->pool->per > 1 ?
-	    route_channels(rtt, pool_channel_conns(j->pool), j->pool->per) : 1, st, j->err,
-	    sizeof(j->err));
+	    route_channels(rtt, pool_channel_conns(j->pool), j->pool->per) : 1, rtt >= 0, st,
+	    &j->hello, j->err, sizeof(j->err));
 	if (got < 1) {
 		j->rc = SSHCONN_ERR_CHANNEL;
 		goto out;

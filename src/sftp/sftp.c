@@ -249,9 +249,51 @@ sftp_limits_of(const struct sftp_conn *c)
 	    .max_handles = c->max_handles, .rtt_ms = c->rtt_ms };
 }
 
-struct sftp_conn *
-sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *sibling,
-    char *err, size_t errlen)
+/* limits@openssh.com's answer into the sizes: false when it is not one. */
+static bool
+sftp_take_limits(struct sftp_conn *c, struct sftp_reply *r, uint32_t id, uint64_t *max_read,
+    uint64_t *max_write)
+{
+	if (r->type != SSH_FXP_EXTENDED_REPLY || r->id != id)
+		return false;
+	uint64_t pkt = sftp_buf_get_u64(&r->names);
+	uint64_t rd = sftp_buf_get_u64(&r->names);
+	uint64_t wr = sftp_buf_get_u64(&r->names);
+
+	c->max_handles = sftp_buf_get_u64(&r->names);
+	if (r->names.error)
+		return false;
+	/* Keep a whole WRITE packet under the packet limit. */
+	if (rd > 0)
+		*max_read = rd;
+	if (wr > 0)
+		*max_write = wr;
+	if (pkt > 1024 && *max_write > pkt - 1024)
+		*max_write = pkt - 1024;
+	return true;
+}
+
+/* The id of the limits request a hello carries: the session's first. */
+#define SFTP_HELLO_LIMITS_ID 1
+
+void
+sftp_hello_make(struct sftp_hello *h, bool ask_limits)
+{
+	struct sftp_buf b = { 0 };
+
+	sftp_msg_init(&b, 3);
+	if (ask_limits)
+		sftp_msg_extended(&b, SFTP_HELLO_LIMITS_ID, "limits@openssh.com");
+	h->len = b.len <= sizeof(h->bytes) ? b.len : 0;
+	h->limits = ask_limits && h->len > 0;
+	if (h->len > 0)
+		memcpy(h->bytes, b.data, b.len);
+	sftp_buf_free(&b);
+}
+
+static struct sftp_conn *
+sftp_open_with(struct fscp_stream stream, size_t buflen, const struct sftp_limits *sibling,
+    const struct sftp_hello *sent, char *err, size_t errlen)
 {
 	struct sftp_conn *c = xcalloc(1, sizeof(*c));
 	struct sftp_reply r;
@@ -261,7 +303,10 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 	c->stream = stream;
 	c->next_id = 1;
 	c->rtt_ms = -1;
-	sftp_msg_init(&c->out, 3);
+	if (sent == NULL)
+		sftp_msg_init(&c->out, 3);
+	else if (sent->limits)
+		c->next_id = SFTP_HELLO_LIMITS_ID + 1;
 	if (sftp_recv(c, &r) != 0) {
 		snprintf(err, errlen, SFTP_CLOSED);
 		goto fail;
@@ -274,7 +319,17 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 	}
 	c->version = r.status;
 	sftp_read_extensions(c, &r, &limits);
-	if (limits && sibling != NULL && sibling->known && sibling->has_limits) {
+	if (sent != NULL && sent->limits) {
+		/* Asked with INIT: the answer follows VERSION, a status when
+		 * the server does not know the extension.  It came without a
+		 * round trip of its own, so it measures none. */
+		if (sftp_recv(c, &r) != 0) {
+			snprintf(err, errlen, SFTP_CLOSED);
+			goto fail;
+		}
+		c->has_limits = limits &&
+		    sftp_take_limits(c, &r, SFTP_HELLO_LIMITS_ID, &max_read, &max_write);
+	} else if (limits && sibling != NULL && sibling->known && sibling->has_limits) {
 		/* A sibling asked this server already (a round trip saved:
 		 * 40 ms a connection through SSM); its sizes are capped by
 		 * the same buflen. */
@@ -284,8 +339,7 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 		c->max_handles = sibling->max_handles;
 		c->rtt_ms = sibling->rtt_ms;
 		return c;
-	}
-	if (limits) {
+	} else if (limits) {
 		uint32_t id = sftp_new_id(c);
 		double t0 = clock_now();
 
@@ -297,23 +351,7 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 		/* The server is running by now (unlike at INIT, which may wait
 		 * for a shell to start it): this is one plain round trip. */
 		c->rtt_ms = (clock_now() - t0) * 1e3;
-		if (r.type == SSH_FXP_EXTENDED_REPLY && r.id == id) {
-			uint64_t pkt = sftp_buf_get_u64(&r.names);
-			uint64_t rd = sftp_buf_get_u64(&r.names);
-			uint64_t wr = sftp_buf_get_u64(&r.names);
-
-			c->max_handles = sftp_buf_get_u64(&r.names);
-			c->has_limits = !r.names.error;
-			if (c->has_limits) {
-				/* Keep a whole WRITE packet under the packet limit. */
-				if (rd > 0)
-					max_read = rd;
-				if (wr > 0)
-					max_write = wr;
-				if (pkt > 1024 && max_write > pkt - 1024)
-					max_write = pkt - 1024;
-			}
-		}
+		c->has_limits = sftp_take_limits(c, &r, id, &max_read, &max_write);
 	}
 	if (buflen > 0) {
 		/* -X buffer= caps both, as scp's transfer_buflen does. */
@@ -332,6 +370,20 @@ sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *si
 fail:
 	sftp_close(c);
 	return NULL;
+}
+
+struct sftp_conn *
+sftp_open(struct fscp_stream stream, size_t buflen, const struct sftp_limits *sibling,
+    char *err, size_t errlen)
+{
+	return sftp_open_with(stream, buflen, sibling, NULL, err, errlen);
+}
+
+struct sftp_conn *
+sftp_open_sent(struct fscp_stream stream, size_t buflen, const struct sftp_limits *sibling,
+    const struct sftp_hello *sent, char *err, size_t errlen)
+{
+	return sftp_open_with(stream, buflen, sibling, sent, err, errlen);
 }
 
 void

@@ -40,6 +40,21 @@ struct sftp_limits {
 #define SFTP_CLOSED "Connection closed"
 struct sftp_conn *sftp_open(struct fscp_stream stream, size_t buflen,
     const struct sftp_limits *sibling, char *err, size_t errlen);
+/* A session's first bytes, for a transport that sends them with its
+ * subsystem request: INIT, and with ask_limits the limits@openssh.com
+ * request too, without waiting for VERSION to say whether the server
+ * knows it (one that does not answers a status): a round trip saved.  len
+ * 0: none. */
+struct sftp_hello {
+	uint8_t bytes[64];
+	size_t len;
+	bool limits;		/* the limits request is in */
+};
+void sftp_hello_make(struct sftp_hello *h, bool ask_limits);
+/* sftp_open on a stream that sent *sent already. */
+struct sftp_conn *sftp_open_sent(struct fscp_stream stream, size_t buflen,
+    const struct sftp_limits *sibling, const struct sftp_hello *sent, char *err,
+    size_t errlen);
 /* What sftp_open found, for a sibling. */
 struct sftp_limits sftp_limits_of(const struct sftp_conn *c);
 /* Close the stream; returns the stream's close status (ssh's exit status). */

@@ -296,7 +296,7 @@ sshconn_ref(struct sshconn *c)
 }
 
 double
-sshconn_measure_rtt(struct sshconn *c)
+sshconn_measure_rtt(struct sshconn *c, bool free_only)
 {
 	double best = -1;
 	long bound = 10;
@@ -306,6 +306,8 @@ sshconn_measure_rtt(struct sshconn *c)
 	/* The login's service request was such a round trip already. */
 	if (c->service_ms >= 0 && c->kex_ms >= 0 && c->service_ms <= c->kex_ms)
 		return c->service_ms;
+	if (free_only)
+		return -1;
 	/* OpenSSH answers keepalive@openssh.com at once (with a failure):
 	 * one plain round trip, end to end through any relay or proxy.  The
 	 * first may wait 40 ms for a delayed ACK (Nagle on the server's side,

@@ -126,9 +126,16 @@ enum sshconn_err sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out,
  * its own window: more in flight without another handshake).  Fills
  * out[0..got-1] and returns got (>= 1; fewer when the server allows fewer
  * sessions, MaxSessions), -1 when none came up.  Call it before any other
- * stream exists; with got > 1 every stream of c may have its own thread. */
-int sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err,
-    size_t errlen);
+ * stream exists; with got > 1 every stream of c may have its own thread.
+ * Each channel sends hello (hello_len bytes, may be 0) behind its
+ * subsystem request as soon as the server's window lets it, as ssh sends
+ * what its stdin has: with the answer at the latest. */
+int sshconn_sftp_streams(struct sshconn *c, int n, const void *hello, size_t hello_len,
+    struct fscp_stream *out, char *err, size_t errlen);
+
+/* The server's version banner says OpenSSH (whose sftp-server reads its
+ * requests in order from the first). */
+bool sshconn_server_openssh(const struct sshconn *c);
 
 /* The same over an "exec" channel running cmd (legacy scp protocol, tests). */
 enum sshconn_err sshconn_exec_stream(struct sshconn *c, const char *cmd,
@@ -145,9 +152,11 @@ struct sshconn *sshconn_ref(struct sshconn *c);
  * session runs over a proxy socket. */
 double sshconn_connect_ms(const struct sshconn *c);
 
-/* One round trip on the session now, in ms (a global request OpenSSH
- * answers at once); -1 when it failed.  Before any shared stream exists. */
-double sshconn_measure_rtt(struct sshconn *c);
+/* One round trip on the session, in ms: the login's, when nothing held it
+ * back, else one measured now (a global request OpenSSH answers at once);
+ * -1 when it failed, or with free_only when it would take a round trip.
+ * Before any shared stream exists. */
+double sshconn_measure_rtt(struct sshconn *c, bool free_only);
 
 /* The host key of the server as "TYPE SHA256:..." (for -v); NULL-safe. */
 const char *sshconn_hostkey_desc(const struct sshconn *c);

@@ -453,28 +453,59 @@ sshconn_sftp_stream(struct sshconn *c, struct fscp_stream *out, char *err, size_
 	return chan_open(c, "sftp", NULL, out, err, errlen);
 }
 
-/* Where each channel of sshconn_sftp_streams is; UP and FAILED are final. */
-enum sshconn_chan_state { CH_OPENING, CH_REQUESTING, CH_UP, CH_FAILED };
+/* Where each channel of sshconn_sftp_streams is; UP and FAILED are final.
+ * REQUESTING: the subsystem request is out; ANSWERED: the server said yes,
+ * and the hello may still be on its way. */
+enum sshconn_chan_state { CH_OPENING, CH_REQUESTING, CH_ANSWERED, CH_UP, CH_FAILED };
 
-/* The extra channels are asked for all at once, without blocking, so n
- * channels cost about the round trips of one. */
+bool
+sshconn_server_openssh(const struct sshconn *c)
+{
+	return c != NULL && ssh_get_openssh_version(c->s) > 0;
+}
+
+/* A shared session's one more channel: opened the blocking way, its hello
+ * sent once it is up. */
+static int
+chan_one_more(struct sshconn *c, const void *hello, size_t hello_len, struct fscp_stream *out,
+    char *err, size_t errlen)
+{
+	if (sshconn_sftp_stream(c, out, err, errlen) != SSHCONN_OK)
+		return -1;
+	if (hello_len > 0 && out->ops->write(out->ctx, hello, hello_len) < 0) {
+		sshconn_seterr(err, errlen, "channel write failed: %s", ssh_get_error(c->s));
+		out->ops->abort(out->ctx);
+		return -1;
+	}
+	return 1;
+}
+
+/* The channels are asked for all at once, without blocking, so n channels
+ * cost about the round trips of one. */
 int
-sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err,
-    size_t errlen)
+sshconn_sftp_streams(struct sshconn *c, int n, const void *hello, size_t hello_len,
+    struct fscp_stream *out, char *err, size_t errlen)
 {
 	ssh_channel *ch;
 	enum sshconn_chan_state *state;
-	int got = 0, left = n;	/* left: channels not in a final state */
+	size_t *said;		/* bytes of hello written on each */
+	int got = 0, left;	/* left: channels not in a final state */
 	double deadline;
 
-	if (n <= 1)
-		return sshconn_sftp_stream(c, out, err, errlen) == SSHCONN_OK ? 1 : -1;
-	if (c->shared || pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+	if (n < 1)
+		n = 1;
+	if (c->shared)
+		return chan_one_more(c, hello, hello_len, out, err, errlen);
+	/* Several channels on one session are shared by threads, woken
+	 * through a pipe; without one, one channel. */
+	if (n > 1 && pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
 		c->wake[0] = c->wake[1] = -1;
-		return sshconn_sftp_stream(c, out, err, errlen) == SSHCONN_OK ? 1 : -1;
+		n = 1;
 	}
+	left = n;
 	ch = xcalloc((size_t)n, sizeof(*ch));
 	state = xcalloc((size_t)n, sizeof(*state));
+	said = xcalloc((size_t)n, sizeof(*said));
 	deadline = clock_now() + 30;
 	ssh_set_blocking(c->s, 0);
 	for (int i = 0; i < n; i++)
@@ -498,10 +529,25 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 			if (state[i] == CH_REQUESTING) {
 				r = ssh_channel_request_subsystem(ch[i], "sftp");
 				if (r == SSH_OK)
-					state[i] = CH_UP;
+					state[i] = CH_ANSWERED;
 				else if (r != SSH_AGAIN)
 					state[i] = CH_FAILED;
 			}
+			/* The request is out (answered or not): the hello
+			 * follows it as soon as the channel's window lets it
+			 * (OpenSSH opens the window with its answer). */
+			if ((state[i] == CH_REQUESTING || state[i] == CH_ANSWERED) &&
+			    said[i] < hello_len) {
+				int w = ssh_channel_write(ch[i], (const char *)hello + said[i],
+				    (uint32_t)(hello_len - said[i]));
+
+				if (w < 0)
+					state[i] = CH_FAILED;
+				else
+					said[i] += (size_t)w;
+			}
+			if (state[i] == CH_ANSWERED && said[i] == hello_len)
+				state[i] = CH_UP;
 			if (state[i] == CH_UP || state[i] == CH_FAILED) {
 				if (state[i] == CH_FAILED && i == 0)
 					sshconn_seterr(err, errlen, "channel open failed: %s",
@@ -543,6 +589,7 @@ sshconn_sftp_streams(struct sshconn *c, int n, struct fscp_stream *out, char *er
 	c->read_buf = cap;
 	free(ch);
 	free(state);
+	free(said);
 	if (got == 0) {
 		if (err && errlen && err[0] == '\0')
 			sshconn_seterr(err, errlen, "no SFTP channel came up");

@@ -34,6 +34,7 @@ static const struct dynlib_sym sshlib_syms[] = {
 	{ "ssh_get_fd", &sshlib_fn.ssh_get_fd },
 	{ "ssh_get_fingerprint_hash", &sshlib_fn.ssh_get_fingerprint_hash },
 	{ "ssh_get_issue_banner", &sshlib_fn.ssh_get_issue_banner },
+	{ "ssh_get_openssh_version", &sshlib_fn.ssh_get_openssh_version },
 	{ "ssh_get_publickey_hash", &sshlib_fn.ssh_get_publickey_hash },
 	{ "ssh_get_server_publickey", &sshlib_fn.ssh_get_server_publickey },
 	{ "ssh_get_status", &sshlib_fn.ssh_get_status },

@@ -43,6 +43,7 @@ struct sshlib_table {
 	__typeof__(ssh_get_fd) *ssh_get_fd;
 	__typeof__(ssh_get_fingerprint_hash) *ssh_get_fingerprint_hash;
 	__typeof__(ssh_get_issue_banner) *ssh_get_issue_banner;
+	__typeof__(ssh_get_openssh_version) *ssh_get_openssh_version;
 	__typeof__(ssh_get_publickey_hash) *ssh_get_publickey_hash;
 	__typeof__(ssh_get_server_publickey) *ssh_get_server_publickey;
 	__typeof__(ssh_get_status) *ssh_get_status;
@@ -106,6 +107,7 @@ const char *sshlib_version(const char **why);
 #define ssh_get_fd (*sshlib_fn.ssh_get_fd)
 #define ssh_get_fingerprint_hash (*sshlib_fn.ssh_get_fingerprint_hash)
 #define ssh_get_issue_banner (*sshlib_fn.ssh_get_issue_banner)
+#define ssh_get_openssh_version (*sshlib_fn.ssh_get_openssh_version)
 #define ssh_get_publickey_hash (*sshlib_fn.ssh_get_publickey_hash)
 #define ssh_get_server_publickey (*sshlib_fn.ssh_get_server_publickey)
 #define ssh_get_status (*sshlib_fn.ssh_get_status)

@@ -34,6 +34,7 @@ static atomic_int live_ssh;	/* fake connections not closed (refs > 0) */
 static atomic_int live_sftp;	/* fake SFTP sessions not closed */
 static atomic_int granted;	/* channels the fake streams gave */
 static atomic_int measured;	/* measure_rtt calls */
+static atomic_int limits_asked;	/* streams told the limits may go with the hello */
 
 /* The jobs open was called for (its cb_arg), and how often each. */
 #define FAKE_MAX_JOBS 64
@@ -54,6 +55,7 @@ fake_reset(struct fake_how h)
 	atomic_store(&opens, 0);
 	atomic_store(&granted, 0);
 	atomic_store(&measured, 0);
+	atomic_store(&limits_asked, 0);
 	pthread_mutex_lock(&seen_lock);
 	nseen = 0;
 	pthread_mutex_unlock(&seen_lock);
@@ -103,9 +105,12 @@ fake_open(const struct sshconn_params *p, struct sshconn **out, char *err, size_
 }
 
 static double
-fake_measure(struct sshconn *c)
+fake_measure(struct sshconn *c, bool free_only)
 {
 	(void)c;
+	/* A fake login measures nothing on its way. */
+	if (free_only)
+		return -1;
 	atomic_fetch_add(&measured, 1);
 	return fake.rtt_ms;
 }
@@ -120,9 +125,15 @@ fake_stream_close(void *ctx)
 static const struct fscp_stream_ops fake_stream_ops = { .close = fake_stream_close };
 
 static int
-fake_streams(struct sshconn *c, int n, struct fscp_stream *out, char *err, size_t errlen)
+fake_streams(struct sshconn *c, int n, bool ask_limits, struct fscp_stream *out,
+    struct sftp_hello *sent, char *err, size_t errlen)
 {
 	struct fake_ssh *f = (struct fake_ssh *)c;
+
+	if (ask_limits)
+		atomic_fetch_add(&limits_asked, 1);
+	sent->len = 0;
+	sent->limits = false;
 
 	if (f->nth == fake.die_nth) {
 		snprintf(err, errlen, "fake: connection %d died", f->nth);
@@ -142,10 +153,10 @@ fake_ref(struct sshconn *c)
 }
 
 static struct sftp_conn *
-fake_sftp(struct fscp_stream st, size_t buflen, struct sftp_limits *known, double rtt_ms,
-    char *err, size_t errlen)
+fake_sftp(struct fscp_stream st, size_t buflen, const struct sftp_hello *sent,
+    struct sftp_limits *known, double rtt_ms, char *err, size_t errlen)
 {
-	(void)st, (void)buflen, (void)rtt_ms, (void)err, (void)errlen;
+	(void)st, (void)buflen, (void)sent, (void)rtt_ms, (void)err, (void)errlen;
 	known->known = true;
 	atomic_fetch_add(&live_sftp, 1);
 	return malloc(1);
@@ -415,6 +426,9 @@ START_TEST(rtt_once)
 	pool_climb_end(b);
 	ck_assert_int_eq(pool_up(b), 3);
 	ck_assert_int_eq(atomic_load(&measured), 1);
+	/* Each knew the round trip before its channels: the limits request
+	 * may go with their hello. */
+	ck_assert_int_eq(atomic_load(&limits_asked), 3);
 	/* The climbed ones sized their channels from the first's round trip. */
 	ck_assert_int_eq(atomic_load(&granted),
 	    route_channels(50, 1, ROUTE_MAX_CHANNELS) + 2 * each);
@@ -425,6 +439,8 @@ START_TEST(rtt_once)
 	fake_reset((struct fake_how){ .banner_ms = 50, .rtt_ms = 50 });
 	ck_assert_int_eq(drain_and_end(pool_start(&opts, &cfg, &far)), 4);
 	ck_assert_int_eq(atomic_load(&measured), 0);
+	/* No round trip known: the limits request measures one. */
+	ck_assert_int_eq(atomic_load(&limits_asked), 0);
 
 	fake_reset((struct fake_how){ .rtt_ms = 0.2 });
 	b = pool_start(&opts, &cfg, &far);

@@ -189,6 +189,20 @@ script_limits(struct script *s, bool reply)
 	s->full = true;
 }
 
+/* script_limits' sizes, taken. */
+static void
+limits_taken(const struct sftp_conn *c)
+{
+	ck_assert(c->has_limits);
+	ck_assert_uint_eq(c->max_read, 200000);
+	ck_assert_uint_eq(c->max_write, 100000);
+	ck_assert_uint_eq(c->max_handles, 64);
+}
+
+/* What a sibling connection found. */
+static const struct sftp_limits sibling = { .known = true, .has_limits = true,
+	.max_read = 1234, .max_write = 4321, .max_handles = 7, .rtt_ms = 12.5 };
+
 /* No sibling: INIT, then the limits asked and used. */
 START_TEST(test_open_asks)
 {
@@ -204,10 +218,7 @@ START_TEST(test_open_asks)
 	ck_assert_uint_gt(s.nwrote, sizeof(init));
 	ck_assert_mem_eq(s.wrote, init, sizeof(init));
 	ck_assert_uint_eq(s.wrote[sizeof(init) + 4], 200);	/* SSH_FXP_EXTENDED */
-	ck_assert(c->has_limits);
-	ck_assert_uint_eq(c->max_read, 200000);
-	ck_assert_uint_eq(c->max_write, 100000);
-	ck_assert_uint_eq(c->max_handles, 64);
+	limits_taken(c);
 	ck_assert(c->rtt_ms >= 0);
 	sftp_close(c);
 	free(s.d);
@@ -220,13 +231,11 @@ START_TEST(test_open_sibling)
 {
 	struct script s;
 	struct fscp_stream st = { &script_ops, &s, "script" };
-	struct sftp_limits sib = { .known = true, .has_limits = true, .max_read = 1234,
-	    .max_write = 4321, .max_handles = 7, .rtt_ms = 12.5 };
 	char err[128];
 	struct sftp_conn *c;
 
 	script_limits(&s, false);
-	c = sftp_open(st, 0, &sib, err, sizeof(err));
+	c = sftp_open(st, 0, &sibling, err, sizeof(err));
 	ck_assert_msg(c != NULL, "%s", err);
 	ck_assert_uint_eq(s.nwrote, 9);
 	ck_assert_uint_eq(c->max_read, 1234);
@@ -258,6 +267,85 @@ START_TEST(test_open_sibling_needs_extension)
 	ck_assert_uint_eq(c->max_write, 32768);
 	sftp_close(c);
 	free(s.d);
+}
+END_TEST
+
+/* The hello: INIT, then the limits request with the session's first id. */
+START_TEST(test_hello_bytes)
+{
+	static const uint8_t init[9] = { 0, 0, 0, 5, 1, 0, 0, 0, 3 };
+	struct sftp_hello h;
+
+	sftp_hello_make(&h, false);
+	ck_assert_uint_eq(h.len, sizeof(init));
+	ck_assert(!h.limits);
+	ck_assert_mem_eq(h.bytes, init, sizeof(init));
+	sftp_hello_make(&h, true);
+	ck_assert(h.limits);
+	ck_assert_uint_eq(h.len, sizeof(init) + 4 + 1 + 4 + 4 + 18);
+	ck_assert_mem_eq(h.bytes, init, sizeof(init));
+	ck_assert_uint_eq(h.bytes[9 + 3], 1 + 4 + 4 + 18);
+	ck_assert_uint_eq(h.bytes[9 + 4], 200);	/* SSH_FXP_EXTENDED */
+	ck_assert_uint_eq(h.bytes[9 + 8], 1);	/* id */
+	ck_assert_mem_eq(h.bytes + 9 + 13, "limits@openssh.com", 18);
+}
+END_TEST
+
+/* The hello went out with the subsystem request: nothing is written
+ * again, the limits' answer that follows VERSION is read and used (a
+ * sibling's notwithstanding: the answer must be read anyway), it measures
+ * no round trip, and the next request takes the next id. */
+START_TEST(test_open_sent)
+{
+	struct script s;
+	struct fscp_stream st = { &script_ops, &s, "script" };
+	struct sftp_hello h;
+	char err[128];
+	struct sftp_conn *c;
+
+	sftp_hello_make(&h, true);
+	for (int with_sib = 0; with_sib < 2; with_sib++) {
+		script_limits(&s, true);
+		c = sftp_open_sent(st, 0, with_sib ? &sibling : NULL, &h, err, sizeof(err));
+		ck_assert_msg(c != NULL, "%s", err);
+		ck_assert_uint_eq(s.nwrote, 0);
+		ck_assert_uint_eq(s.off, s.len);
+		limits_taken(c);
+		ck_assert(c->rtt_ms < 0);
+		ck_assert_uint_eq(sftp_new_id(c), 2);
+		sftp_close(c);
+		free(s.d);
+	}
+}
+END_TEST
+
+/* Asked with the hello of a server that does not know the extension: its
+ * status is read, and the sizes are the defaults; a stream that ends
+ * after VERSION is closed. */
+START_TEST(test_open_sent_unknown)
+{
+	/* VERSION 3 without extensions, then STATUS 8 (unsupported) for id 1. */
+	static const uint8_t answers[9 + 21] = { 0, 0, 0, 5, 2, 0, 0, 0, 3,
+	    0, 0, 0, 17, 101, 0, 0, 0, 1, 0, 0, 0, 8 };
+	struct script s = { .d = (uint8_t *)answers, .len = sizeof(answers), .full = true };
+	struct sftp_hello h;
+	char err[128];
+	struct sftp_conn *c;
+
+	sftp_hello_make(&h, true);
+	c = sftp_open_sent((struct fscp_stream){ &script_ops, &s, "script" }, 0, NULL, &h, err,
+	    sizeof(err));
+	ck_assert_msg(c != NULL, "%s", err);
+	ck_assert_uint_eq(s.off, s.len);
+	ck_assert(!c->has_limits);
+	ck_assert_uint_eq(c->max_read, 32768);
+	ck_assert_uint_eq(c->max_write, 32768);
+	sftp_close(c);
+	s.off = 0;
+	s.len = 9;
+	ck_assert_ptr_null(sftp_open_sent((struct fscp_stream){ &script_ops, &s, "script" }, 0,
+	    NULL, &h, err, sizeof(err)));
+	ck_assert_str_eq(err, SFTP_CLOSED);
 }
 END_TEST
 
@@ -297,6 +385,9 @@ sftp_suite(void)
 	tcase_add_test(tc, test_open_sibling);
 	tcase_add_test(tc, test_open_sibling_needs_extension);
 	tcase_add_test(tc, test_open_refused);
+	tcase_add_test(tc, test_hello_bytes);
+	tcase_add_test(tc, test_open_sent);
+	tcase_add_test(tc, test_open_sent_unknown);
 	suite_add_tcase(s, tc);
 	return s;
 }
