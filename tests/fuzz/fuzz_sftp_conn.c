@@ -5,7 +5,10 @@
  * hands it out in uneven pieces; what fscp writes is thrown away.  After the
  * version exchange (and limits@openssh.com when offered) the client runs the
  * synchronous requests planning uses: REALPATH, STAT, a whole READDIR
- * (OPENDIR, READDIR until EOF, CLOSE) and MKDIR.  Request ids start at 1. */
+ * (OPENDIR, READDIR until EOF, CLOSE) and MKDIR.  Request ids start at 1.
+ * The same input runs again as the answers to a hello that asked for the
+ * limits with INIT (their answer, id 1, right after VERSION; then ids
+ * from 2). */
 #include "config.h"
 #include "fuzz.h"
 #include "sftp/sftp.h"
@@ -81,17 +84,25 @@ converse(struct sftp_conn *c)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fuzz_feed feed = { data, size, 0 };
-	struct fscp_stream st = { &feed_ops, &feed, "fuzz" };
-	char err[128];
-	struct sftp_conn *c = sftp_open(st, 0, NULL, err, sizeof(err));
+	struct sftp_hello hello;
 
-	if (c == NULL)
-		return 0;
-	if (c->max_read == 0 || c->max_read > SFTP_MAX_MSG_LENGTH ||
-	    c->max_write == 0 || c->max_write > SFTP_MAX_MSG_LENGTH)
-		abort();
-	converse(c);
-	sftp_close(c);
+	sftp_hello_make(&hello, true);
+	/* The same bytes as a server's answers twice: after an INIT alone,
+	 * and after a hello that asked for the limits with it. */
+	for (int sent = 0; sent < 2; sent++) {
+		struct fuzz_feed feed = { data, size, 0 };
+		struct fscp_stream st = { &feed_ops, &feed, "fuzz" };
+		char err[128];
+		struct sftp_conn *c = sent ? sftp_open_sent(st, 0, NULL, &hello, err, sizeof(err)) :
+		    sftp_open(st, 0, NULL, err, sizeof(err));
+
+		if (c == NULL)
+			continue;
+		if (c->max_read == 0 || c->max_read > SFTP_MAX_MSG_LENGTH ||
+		    c->max_write == 0 || c->max_write > SFTP_MAX_MSG_LENGTH)
+			abort();
+		converse(c);
+		sftp_close(c);
+	}
 	return 0;
 }
