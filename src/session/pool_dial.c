@@ -55,9 +55,10 @@ pool_close_parts(struct sftp_conn *sftp, struct sshconn *ssh, pid_t pid)
 }
 
 /* The channels' SFTP hello goes with their subsystem request; the limits
- * request too when the server is OpenSSH (its sftp-server reads requests
- * in order, and answers one it does not know with a status), which saves
- * the round trip after VERSION that asking first would cost. */
+ * request too when the round trip is known without it (ask_limits) and the
+ * server is OpenSSH (its sftp-server reads requests in order, and answers
+ * one it does not know with a status), which saves the round trip after
+ * VERSION that asking first would cost. */
 static int
 pool_dial_streams(struct sshconn *c, int n, bool ask_limits, struct fscp_stream *out,
     struct sftp_hello *sent, char *err, size_t errlen)
