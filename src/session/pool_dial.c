@@ -71,9 +71,7 @@ static struct sftp_conn *
 pool_dial_sftp(struct fscp_stream st, size_t buflen, const struct sftp_hello *sent,
     struct sftp_limits *known, double rtt_ms, char *err, size_t errlen)
 {
-	struct sftp_conn *c = sent != NULL && sent->len > 0 ?
-	    sftp_open_sent(st, buflen, known, sent, err, errlen) :
-	    sftp_open(st, buflen, known, err, errlen);
+	struct sftp_conn *c = sftp_open_sent(st, buflen, known, sent, err, errlen);
 
 	if (c != NULL)
 		sftp_note_rtt(c, rtt_ms);

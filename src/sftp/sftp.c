@@ -303,6 +303,8 @@ sftp_open_with(struct fscp_stream stream, size_t buflen, const struct sftp_limit
 	c->stream = stream;
 	c->next_id = 1;
 	c->rtt_ms = -1;
+	if (sent != NULL && sent->len == 0)
+		sent = NULL;	/* nothing went: INIT goes now */
 	if (sent == NULL)
 		sftp_msg_init(&c->out, 3);
 	else if (sent->limits)

@@ -51,7 +51,8 @@ struct sftp_hello {
 	bool limits;		/* the limits request is in */
 };
 void sftp_hello_make(struct sftp_hello *h, bool ask_limits);
-/* sftp_open on a stream that sent *sent already. */
+/* sftp_open on a stream that sent *sent already (len 0: nothing went,
+ * and INIT goes now, as sftp_open sends it). */
 struct sftp_conn *sftp_open_sent(struct fscp_stream stream, size_t buflen,
     const struct sftp_limits *sibling, const struct sftp_hello *sent, char *err,
     size_t errlen);

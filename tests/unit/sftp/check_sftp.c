@@ -203,25 +203,30 @@ limits_taken(const struct sftp_conn *c)
 static const struct sftp_limits sibling = { .known = true, .has_limits = true,
 	.max_read = 1234, .max_write = 4321, .max_handles = 7, .rtt_ms = 12.5 };
 
-/* No sibling: INIT, then the limits asked and used. */
+/* No sibling: INIT, then the limits asked and used; the same after a
+ * hello that sent nothing. */
 START_TEST(test_open_asks)
 {
 	struct script s;
 	struct fscp_stream st = { &script_ops, &s, "script" };
 	static const uint8_t init[9] = { 0, 0, 0, 5, 1, 0, 0, 0, 3 };
+	const struct sftp_hello none = { .len = 0 };
 	char err[128];
 	struct sftp_conn *c;
 
-	script_limits(&s, true);
-	c = sftp_open(st, 0, NULL, err, sizeof(err));
-	ck_assert_msg(c != NULL, "%s", err);
-	ck_assert_uint_gt(s.nwrote, sizeof(init));
-	ck_assert_mem_eq(s.wrote, init, sizeof(init));
-	ck_assert_uint_eq(s.wrote[sizeof(init) + 4], 200);	/* SSH_FXP_EXTENDED */
-	limits_taken(c);
-	ck_assert(c->rtt_ms >= 0);
-	sftp_close(c);
-	free(s.d);
+	for (int k = 0; k < 2; k++) {
+		script_limits(&s, true);
+		c = k == 0 ? sftp_open(st, 0, NULL, err, sizeof(err)) :
+		    sftp_open_sent(st, 0, NULL, &none, err, sizeof(err));
+		ck_assert_msg(c != NULL, "%s", err);
+		ck_assert_uint_gt(s.nwrote, sizeof(init));
+		ck_assert_mem_eq(s.wrote, init, sizeof(init));
+		ck_assert_uint_eq(s.wrote[sizeof(init) + 4], 200);	/* SSH_FXP_EXTENDED */
+		limits_taken(c);
+		ck_assert(c->rtt_ms >= 0);
+		sftp_close(c);
+		free(s.d);
+	}
 }
 END_TEST
 
