@@ -27,13 +27,16 @@
 #include "policy/route_plan.h"
 #include "transport/proxycmd.h"
 
-/* How often the pacer measures: long enough for the CPU clock's ticks to
- * tell a CLI at work from one waiting, short enough to start a wave soon
- * after the last one's CLIs are done. */
-#define POOL_WAVE_TICK_S	0.2
+/* How often the pacer measures: long enough for the CPU clock's ticks
+ * (USER_HZ) to tell a CLI at work from one waiting, short enough that the
+ * cores a finished wave frees do not wait long for the next: the first
+ * wave's end is seen only by a measurement after it (no earlier wave tells
+ * its cost), and half a tick is lost on average. */
+#define POOL_WAVE_TICK_S	0.1
 /* The goodput is measured over this much at least. */
 #define POOL_WAVE_RATE_S	0.6
-#define POOL_WAVE_SAMPLES	128
+/* The goodput's history: a wave's span may reach this far back (ticks). */
+#define POOL_WAVE_SAMPLES	256
 
 struct wave_sample {
 	double t;
