@@ -232,6 +232,17 @@ struct route_ssm_wave_in {
 				   that is all up came up (0: none carried data) */
 	double goodput_after;	/* B/s after it came up, before the next */
 	int measured_wave;	/* that wave (-v) */
+	double left_bytes;	/* what the copy has still to move (< 0: not
+				   known) */
+	double moved_Bps;	/* the copy's goodput over the last measure
+				   (0: none yet) */
+	double up_s;		/* how long the latest session up took from
+				   its start: what one started now would (0:
+				   none up yet) */
+	int up;			/* sessions up, which make moved_Bps */
+	int coming;		/* sessions started, neither up nor failed, ... */
+	double coming_in_s[ROUTE_MAX_CONNS];	/* ... each up in about this long
+				   (its start plus up_s, less now; 0: due) */
 };
 enum route_wave_act { ROUTE_WAVE_WAIT, ROUTE_WAVE_START, ROUTE_WAVE_STOP };
 struct route_ssm_wave {

@@ -21,8 +21,9 @@
  * wave is started only while the latest wave measured raised the goodput
  * across all sessions by ROUTE_WAVE_GAIN at least (hill-climbing, as TCP
  * grows its window); when it did not, no more start (unless the user set
- * the count).  The sessions up
- * stay: closing one would only hand its work to the others. */
+ * the count).  Nor does one start when, at the goodput measured, the
+ * copy ends before it could be up.  The sessions up stay: closing one
+ * would only hand its work to the others. */
 #include "config.h"
 #include "policy/route_plan.h"
 
@@ -40,7 +41,7 @@
 #define ROUTE_WAVE_GAIN		0.10
 
 enum { WHY_ALL, WHY_IDLE_CORE, WHY_BUSY, WHY_MEASURING, WHY_DONE, WHY_SOON, WHY_CLIMB,
-	WHY_NO_GAIN };
+	WHY_NO_GAIN, WHY_ENDS };
 
 /* The sessions the copy is worth in all from the measured start, 0 when
  * nothing is measured yet (or the count is the user's). */
@@ -60,6 +61,39 @@ wave_total(const struct route_ssm_wave_in *in)
 	return route_ssm_sessions(in->bytes, &c, ROUTE_SSM_MAX_SESSIONS, NULL);
 }
 
+/* When the copy ends, in seconds from now (-1: not known): the sessions
+ * up move what is left at the goodput they make now, and each one coming
+ * adds their mean share once it is up. */
+static double
+wave_ends_in(const struct route_ssm_wave_in *in)
+{
+	double at[ROUTE_MAX_CONNS], rate = in->moved_Bps, left = in->left_bytes, t = 0, share;
+	int n = in->coming < ROUTE_MAX_CONNS ? in->coming : ROUTE_MAX_CONNS;
+
+	if (!(left >= 0) || !(rate > 0) || in->up < 1)
+		return -1;
+	share = rate / in->up;
+	memcpy(at, in->coming_in_s, sizeof(at[0]) * (size_t)(n > 0 ? n : 0));
+	/* In the order they come up (a handful: insertion sort). */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && at[k] < at[k - 1]; k--) {
+			double x = at[k];
+
+			at[k] = at[k - 1];
+			at[k - 1] = x;
+		}
+	for (int i = 0; i < n; i++) {
+		double c = at[i] > t ? at[i] : t;
+
+		if (left <= rate * (c - t))
+			break;
+		left -= rate * (c - t);
+		t = c;
+		rate += share;
+	}
+	return t + left / rate;
+}
+
 /* The step; the caller writes its reason. */
 static char *
 wave_act(struct route_ssm_wave *out, enum route_wave_act act, int why, int n)
@@ -76,7 +110,7 @@ void
 route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *out)
 {
 	int wave = in->cores > 0 ? in->cores : 1, cap = in->limit, left;
-	double idle = in->idle_cores, gain, cpu_left = -1;
+	double idle = in->idle_cores, gain, cpu_left = -1, ends;
 	bool busy;
 
 	memset(out, 0, sizeof(*out));
@@ -92,6 +126,17 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 	}
 	if (left < wave)
 		wave = left;
+	/* A session pays only once it is up.  If the copy ends before one
+	 * started now could be (as long as the latest took, under the load
+	 * there is now), it cannot help, and its CLI would take CPU from the
+	 * sessions that carry the end.  The user's count starts regardless. */
+	if (!in->fixed && (ends = wave_ends_in(in)) >= 0 && ends <= in->up_s) {
+		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_ENDS, 0), R,
+		    "the copy ends in about %.2f s (%.0f KiB/s now, %d more coming), before a "
+		    "session started now could be (the latest took %.2f s)", ends,
+		    in->moved_Bps / 1024, in->coming, in->up_s);
+		return;
+	}
 	busy = in->starting > 0 && (in->starting_cpu < 0 || in->starting_runnable > 0 ||
 	    in->starting_cpu >= ROUTE_WAVE_BUSY * in->starting);
 	/* Whole cores idle beside CLIs still at work: the sessions are not

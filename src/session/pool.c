@@ -629,6 +629,23 @@ pool_first_error(struct pool *b)
 	return b->jobs[0].err[0] ? pool_one_line(b->jobs[0].err) : "connection failed";
 }
 
+void
+pool_progress(struct pool *b, unsigned long long moved, unsigned long long total)
+{
+	if (b == NULL || !b->has_pacer)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->moved = moved;
+	b->total = total;
+	pthread_mutex_unlock(&b->lock);
+}
+
+double
+pool_progress_tick_s(const struct pool *b)
+{
+	return b != NULL && b->has_pacer && b->wave > 0 ? pool_wave_tick_s() : 0;
+}
+
 double
 pool_age(const struct pool *b)
 {

@@ -107,6 +107,12 @@ void pool_end(struct pool *b, bool report);
  * fewer than started, never more than the pool has): the new limit, or
  * -1 when it did not change or the pool has no waves. */
 int pool_trim(struct pool *b, int n, long long bytes);
+/* How far the copy is (bytes moved of total), for a pool that starts its
+ * sessions in waves: it starts none that could not be up before the end.
+ * pool_progress_tick_s: how often it wants to be told (0: never, for
+ * NULL or a pool without waves). */
+void pool_progress(struct pool *b, unsigned long long moved, unsigned long long total);
+double pool_progress_tick_s(const struct pool *b);
 
 /* The climb (pool_how.room): k more connections start now, from the
  * held ones; returns how many did.  pool_climb_end: no more will, and

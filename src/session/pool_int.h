@@ -85,6 +85,8 @@ struct pool {
 	bool fixed;		/* the user set the count (FSCP_CONNECTIONS) */
 	double start_cpu_s;	/* FSCP_SSM_START_CPU; 0: measured */
 	struct proxycmd_meter *meter;	/* bytes the SSM proxies moved */
+	unsigned long long moved, total;	/* the copy's progress (pool_progress;
+				   total 0: not told yet) */
 	int planned;		/* connections the plan started with */
 	int dropped;		/* ... of which the probe gave up (pool_expand) */
 	int held;		/* the last held connections wait for the climb
@@ -122,6 +124,8 @@ void pool_expand(struct pool *b, int total);
 int pool_running(const struct pool *b);
 /* The pacer's thread (pool_wave.c): starts the later waves. */
 void *pool_pacer(void *arg);
+/* How often the pacer measures (s). */
+double pool_wave_tick_s(void);
 /* A connection's thread (pool_job.c): brings connection j up, with its
  * channels. */
 void *pool_connect_one(void *arg);

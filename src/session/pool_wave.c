@@ -7,7 +7,8 @@
  * proxy tree (`sh -c` and the aws CLI and plugin under it, proctree), the
  * CPU idle within what this process may use (/proc/stat, less what fscp
  * and its proxies burn beyond the cgroup's share), and the bytes every
- * proxy relayed (the pool's goodput).  What a session's start cost is its
+ * proxy relayed (the pool's goodput), and how far the copy is (the
+ * engine's count, pool_progress).  What a session's start cost is its
  * proxy's CPU when it came up, and the wall time past that.  Before the
  * size is known (a download before its listing), it waits for pool_trim. */
 #include "config.h"
@@ -40,7 +41,8 @@
 
 struct wave_sample {
 	double t;
-	unsigned long long bytes;
+	unsigned long long bytes;	/* the proxies relayed */
+	unsigned long long moved;	/* the copy moved (pool_progress) */
 };
 
 /* The pacer's own memory, between two measurements. */
@@ -71,35 +73,44 @@ wave_own_cpu(void)
 	    ru.ru_stime.tv_usec / 1e6;
 }
 
-/* The bytes relayed at time t (the latest sample at or before it). */
-static unsigned long long
-wave_bytes_at(const struct wave_meter *m, double t)
+/* The latest sample at or before time t (NULL: none). */
+static const struct wave_sample *
+wave_sample_at(const struct wave_meter *m, double t)
 {
-	unsigned long long b = 0;
+	const struct wave_sample *at = NULL;
 
 	for (int i = 0; i < m->ns; i++)
 		if (m->s[i].t <= t)
-			b = m->s[i].bytes;
-	return b;
+			at = &m->s[i];
+	return at;
 }
 
-/* Goodput between a and b (B/s); -1 when the span is too short. */
+/* Goodput between a and b (B/s), of what the proxies relayed or of what
+ * the copy moved; -1 when the span is too short. */
 static double
-wave_rate(const struct wave_meter *m, double a, double b)
+wave_rate(const struct wave_meter *m, double a, double b, bool moved)
 {
+	const struct wave_sample *sa = wave_sample_at(m, a), *sb = wave_sample_at(m, b);
+	unsigned long long from = 0, to = 0;
+
 	if (b - a < POOL_WAVE_RATE_S * 0.99 || m->ns == 0)
 		return -1;
-	return (double)(wave_bytes_at(m, b) - wave_bytes_at(m, a)) / (b - a);
+	if (sa != NULL)
+		from = moved ? sa->moved : sa->bytes;
+	if (sb != NULL)
+		to = moved ? sb->moved : sb->bytes;
+	return to > from ? (double)(to - from) / (b - a) : 0;
 }
 
 static void
-wave_sample_add(struct wave_meter *m, double t, unsigned long long bytes)
+wave_sample_add(struct wave_meter *m, double t, unsigned long long bytes,
+    unsigned long long moved)
 {
 	if (m->ns == POOL_WAVE_SAMPLES) {
 		memmove(m->s, m->s + 1, sizeof(m->s[0]) * (POOL_WAVE_SAMPLES - 1));
 		m->ns--;
 	}
-	m->s[m->ns++] = (struct wave_sample){ t, bytes };
+	m->s[m->ns++] = (struct wave_sample){ t, bytes, moved };
 }
 
 /* Under b->lock: the first and last time a session of wave w came up;
@@ -143,7 +154,7 @@ wave_goodput(const struct pool *b, struct wave_meter *m, double now,
 			continue;
 		m->meas = w;
 		m->meas_up = last;
-		m->before = wave_rate(m, first - POOL_WAVE_RATE_S, first);
+		m->before = wave_rate(m, first - POOL_WAVE_RATE_S, first, false);
 		if (m->before < 0)
 			m->before = 0;
 		m->after = -1;
@@ -158,7 +169,7 @@ wave_goodput(const struct pool *b, struct wave_meter *m, double now,
 			    j->ready_s < end)
 				end = j->ready_s;
 		}
-		double r = wave_rate(m, m->meas_up, end);
+		double r = wave_rate(m, m->meas_up, end, false);
 
 		if (r >= 0)
 			m->after = r;
@@ -173,9 +184,10 @@ wave_goodput(const struct pool *b, struct wave_meter *m, double now,
 static void
 wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 {
-	int started = b->started, wave = b->waves, starting = 0, nup = 0, ncli = 0;
+	int started = b->started, wave = b->waves, starting = 0, nup = 0, ncli = 0, live = 0;
 	double now, dt, own, busy = 0, rate = 0, wave_cpu = 0, sum_cpu = 0, sum_setup = 0;
-	double sum_cli = 0;
+	double sum_cli = 0, up_s = 0, last_up = -1;
+	unsigned long long moved = b->moved, total = b->total;
 	struct cpuidle_sample cpu1;
 
 	for (int c = 0; c < started; c++)
@@ -186,7 +198,7 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 	cpuidle_sample(&cpu1);
 	own = wave_own_cpu();
 	now = clock_now() - b->t0;
-	wave_sample_add(m, now, proxycmd_meter_bytes(b->meter));
+	wave_sample_add(m, now, proxycmd_meter_bytes(b->meter), moved);
 	pthread_mutex_lock(&b->lock);
 	dt = now - m->t0;
 	memset(in, 0, sizeof(*in));
@@ -204,6 +216,11 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 			busy += (m->cpu[c] - m->prev[c]) / dt;
 		if (up && j->up_cpu_s < 0 && m->cpu[c] >= 0)
 			j->up_cpu_s = m->cpu[c];
+		if (up && j->ready_s > last_up) {
+			last_up = j->ready_s;
+			up_s = j->ready_s - j->start_s;
+		}
+		live += up;
 		if (up && j->up_cpu_s >= 0) {
 			double setup = j->ready_s - j->start_s - j->up_cpu_s;
 
@@ -256,6 +273,28 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 	m->own0 = own;
 	m->t0 = now;
 	wave_goodput(b, m, now, in);
+	/* How far the copy is, as the engine counts it (the proxies' bytes
+	 * count the handshakes, and data still in their buffers, too). */
+	in->left_bytes = total > 0 ? (moved < total ? (double)(total - moved) : 0) : -1;
+	in->moved_Bps = total > 0 ? wave_rate(m, now - POOL_WAVE_RATE_S, now, true) : 0;
+	if (in->moved_Bps < 0)
+		in->moved_Bps = 0;
+	in->up_s = up_s > 0 ? up_s : 0;
+	in->up = live;
+	for (int c = 0; c < started && in->coming < ROUTE_MAX_CONNS; c++) {
+		const struct pool_job *j = &b->jobs[c * b->per];
+		double due = j->start_s + in->up_s - now;
+
+		if (j->done)
+			continue;
+		in->coming_in_s[in->coming++] = due > 0 ? due : 0;
+	}
+}
+
+double
+pool_wave_tick_s(void)
+{
+	return POOL_WAVE_TICK_S;
 }
 
 /* The later waves of SSM sessions, up to the limit; before the size is

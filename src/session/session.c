@@ -326,15 +326,20 @@ session_ssm_trim(struct session *s, const struct route_measure *m)
 	    limit == 1 ? "" : "s");
 }
 
+/* The climb's tick, or the SSM waves' (they are told how far the copy
+ * is), whichever is sooner. */
 double
 session_tick_s(const struct session *s)
 {
-	return session_climb_tick_s(&s->climb);
+	double climb = session_climb_tick_s(&s->climb), waves = pool_progress_tick_s(s->pending);
+
+	return climb > 0 && (waves <= 0 || climb < waves) ? climb : waves;
 }
 
 double
 session_tick(struct session *s, uint64_t moved, uint64_t total)
 {
+	pool_progress(s->pending, moved, total);
 	return session_climb_tick(&s->climb, s->pending, &s->facts, moved, total);
 }
 
