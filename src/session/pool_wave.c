@@ -184,7 +184,7 @@ wave_goodput(const struct pool *b, struct wave_meter *m, double now,
 static void
 wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 {
-	int started = b->started, wave = b->waves, starting = 0, nup = 0, ncli = 0, live = 0;
+	int started = b->started, wave = b->waves, starting = 0, nup = 0, ncli = 0;
 	double now, dt, own, busy = 0, rate = 0, wave_cpu = 0, sum_cpu = 0, sum_setup = 0;
 	double sum_cli = 0, up_s = 0, last_up = -1;
 	unsigned long long moved = b->moved, total = b->total;
@@ -220,7 +220,6 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 			last_up = j->ready_s;
 			up_s = j->ready_s - j->start_s;
 		}
-		live += up;
 		if (up && j->up_cpu_s >= 0) {
 			double setup = j->ready_s - j->start_s - j->up_cpu_s;
 
@@ -280,7 +279,7 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 	if (in->moved_Bps < 0)
 		in->moved_Bps = 0;
 	in->up_s = up_s > 0 ? up_s : 0;
-	in->up = live;
+	in->up = b->ok;
 	for (int c = 0; c < started && in->coming < ROUTE_MAX_CONNS; c++) {
 		const struct pool_job *j = &b->jobs[c * b->per];
 		double due = j->start_s + in->up_s - now;
