@@ -279,6 +279,7 @@ session_spec_lists(struct session *s, const struct route_plan *p, const char *pr
 	}
 	(void)pool_adopt(b, 1);
 	pool_wait_all(b);
+	s->spec_ready_s = pool_ready_s(b);
 	if (pool_up(b) > 0) {
 		session_reserve(s, pool_size(b));
 		session_take_done(s);
@@ -688,6 +689,7 @@ session_open_n(const struct fscp_opts *o, const char *host, const char *user, in
 	memset(err, 0, sizeof(*err));
 	pthread_mutex_init(&s->lock, NULL);
 	s->host = xstrdup(host);
+	s->spec_ready_s = -1;
 	s->user = user ? xstrdup(user) : NULL;
 	s->port = port;
 	facts_gather(&f, o, host, user, port, bytes, want, false);
@@ -799,10 +801,11 @@ session_grow(struct session *s, const struct fscp_opts *o, long long bytes)
 		 * room only, to climb in. */
 		s->pending = pool_start(o, s->cfg, &h);
 		session_reserve(s, pool_size(s->pending));
-		/* The one that listed beside ssh, if taken, tells how
-		 * long a new connection takes to join. */
+		/* The one taken beside ssh's listing, or the one that
+		 * listed instead of ssh, tells how long a new connection
+		 * takes to join. */
 		session_climb_begin(&s->climb, s->pending, g.pool.n + 1, g.pool.room, g.window_Bps,
-		    adopted > 0 ? s->spec_ready_s : -1, session_rtt(s));
+		    s->spec_ready_s, session_rtt(s));
 	} else if (room > 0) {
 		/* The climb goes on in that room, and the connection's own
 		 * time to come up is the first join. */
