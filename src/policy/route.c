@@ -554,8 +554,20 @@ plain(const struct route_input *in, struct route_decision *out, const char *size
 		return;
 	}
 	if (!forced && in->bytes < far_min(in, ROUTE_BIG_BYTES)) {
-		snprintf(why, sizeof(why), "%s; %s to move", what, size);
+		/* An upload of known size, before any round trip: decided
+		 * again as a download is after its listing.  A connection of
+		 * fscp's own starts beside ssh's and, near with a login that
+		 * asks nobody, looks at the target and copies instead of ssh
+		 * (its key exchange and login cost less than ssh's); far, ssh
+		 * does, and the round trip it measures says whether fresh
+		 * connections pay (from ROUTE_FRESH_MIN_BYTES). */
+		bool again = !(in->rtt_ms > 0) && !in->one_stream && in->connections_wanted == 0 &&
+		    in->bytes >= ROUTE_LEAST_BYTES;
+
+		snprintf(why, sizeof(why), "%s; %s to move%s", what, size,
+		    again ? ", decided again once the target is looked at" : "");
 		standard(out, why);
+		out->grow = again;
 		return;
 	}
 	out->kind = ROUTE_FRESH;

@@ -156,6 +156,23 @@ check "$name" "first line '<program>: No such file or directory'" \
 	test "$(head -1 "$FSCP_WORK/s-missing.err")" = "$FSCP_WORK/no-such-ssh: No such file or directory"
 unset FSCP_ROUTE FSCP_CONNECTIONS
 
+# The last route_compare's fscp: its bypass connection listed, no ssh ran,
+# and each tool logged in once; or, its TCP handshake not begun within the
+# plan's wait, ssh did.
+lists_without_ssh() {
+	if grep -q "no TCP handshake yet: ssh lists" "$ROUTE_ERR_fscp"; then
+		check "$1" "or, the handshake late, ssh listed" grep -q "Executing: program" \
+			"$ROUTE_ERR_fscp"
+	else
+		check "$1" "-v says it lists without ssh" grep -q \
+			"route fresh: the TCP handshake took .* ms: the bypass connection lists, without ssh" \
+			"$ROUTE_ERR_fscp"
+		check "$1" "no ssh ran" eval '! grep -q "Executing: program" "$ROUTE_ERR_fscp"'
+		check "$1" "one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+			test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
+	fi
+}
+
 # 5. A download from a near server lists over the bypass connection itself,
 # and no ssh runs, where a login without ssh looks likely (a known host key,
 # a key file): one login, as scp's.  Near is the TCP handshake's round
@@ -164,16 +181,7 @@ unset FSCP_ROUTE FSCP_CONNECTIONS
 # lists as before and -v says why.
 name="near download: the bypass connection lists, without ssh"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p fscp-test:src/mid.bin dst/
-if grep -q "no TCP handshake yet: ssh lists" "$ROUTE_ERR_fscp"; then
-	check "$name" "or, the handshake late, ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
-else
-	check "$name" "-v says it lists without ssh" \
-		grep -q "route fresh: the TCP handshake took .* ms: the bypass connection lists, without ssh" \
-		"$ROUTE_ERR_fscp"
-	check "$name" "no ssh ran" eval '! grep -q "Executing: program" "$ROUTE_ERR_fscp"'
-	check "$name" "one login each (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
-		test "$ROUTE_LOGINS_scp" -eq 1 -a "$ROUTE_LOGINS_fscp" -eq 1
-fi
+lists_without_ssh "$name"
 name="near download -r: listed over the bypass, as scp"
 route_compare --name "$name" --setup setup --expect-rc 0 --times -- -r -p fscp-test:src dst/
 # The login ssh could do and the bypass not (the agent's key only, under
@@ -181,6 +189,25 @@ route_compare --name "$name" --setup setup --expect-rc 0 --times -- -r -p fscp-t
 name="near download, agent key only: ssh lists"
 route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v fb-agent:src/mid.bin dst/
 check "$name" "ssh listed" grep -q "Executing: program" "$ROUTE_ERR_fscp"
+check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
+	test "$ROUTE_LOGINS_fscp" -eq "$ROUTE_LOGINS_scp"
+
+# An upload under what fresh connections pay for (64 MiB) knows its size,
+# not the round trip: as a download, it is decided again once the target
+# is looked at, near over the bypass connection itself, and no ssh runs.
+name="near upload: the bypass connection looks at the target and copies, without ssh"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr --times -- -v -p src/mid.bin fscp-test:dst/
+check "$name" "-v says it is decided again" \
+	grep -q "route standard: no ControlMaster or SSM proxy; .* to move, decided again once the target is looked at" \
+	"$ROUTE_ERR_fscp"
+lists_without_ssh "$name"
+route_compare --name "near upload into a missing directory: scp's error" --setup setup \
+	--expect-rc 1 -- src/mid.bin fscp-test:no/such/dir/
+route_compare --name "near upload -r: over the bypass, as scp" --setup setup --expect-rc 0 \
+	--times -- -r -p src fscp-test:dst/
+name="near upload, agent key only: ssh copies"
+route_compare --name "$name" --setup setup --expect-rc 0 --no-stderr -- -v src/mid.bin fb-agent:dst/
+check "$name" "ssh copied" grep -q "Executing: program" "$ROUTE_ERR_fscp"
 check "$name" "no bypass login (scp $ROUTE_LOGINS_scp, fscp $ROUTE_LOGINS_fscp)" \
 	test "$ROUTE_LOGINS_fscp" -eq "$ROUTE_LOGINS_scp"
 

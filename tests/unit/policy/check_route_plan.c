@@ -94,7 +94,13 @@ static const struct open_row {
 	  ROUTE_FRESH, 8, 8, NO, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
 	{ "plain forced", { CFG_PLAIN, .cores = 2 }, -2, ROUTE_FRESH,
 	  4, 8, NO, YES, YES, 0, NO, NO, NO, 0, NO, NO, NO, NO },
+	/* An upload under what fresh connections pay for is decided again
+	 * once the target is looked at, as a download after its listing. */
 	{ "plain small", { CFG_PLAIN, .cores = 2 }, MiB, ROUTE_STANDARD,
+	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, NO, NO, NO, YES },
+	{ "plain small, 2 asked", { CFG_PLAIN, .connections = 2, .cores = 2 }, MiB,
+	  ROUTE_STANDARD, 0, 0, NO, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
+	{ "plain tiny", { CFG_PLAIN, .cores = 2 }, 100 * 1024, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, NO, NO, 0, NO, NO, NO, NO },
 	{ "plain download", { CFG_PLAIN, .cores = 2 }, -1, ROUTE_STANDARD,
 	  0, 0, NO, NO, NO, 0, NO, YES, NO, 1, NO, NO, NO, YES },
