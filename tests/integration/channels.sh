@@ -178,10 +178,10 @@ check "$name" "download tree as scp's" same_tree t-scp t-fscp
 head -c $((48 << 20)) /dev/urandom >kill.bin
 name="one connection (and its channels) killed mid-upload"
 rm -f "$H/k.bin"
-fscp_sshd_kill_new_session 2 &
-bg=$!
+fscp_sshd_kill_new_session 2
 run "$FSCP" -vv -l 80000 kill.bin far:k.bin
 wait "$bg"
+check "$name" "one of its connections was killed" test "$?" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s kill.bin "$H/k.bin"
 # (the kill may land while a connection still logs in, under a sanitizer)
@@ -191,10 +191,10 @@ grep -qE "connection [0-9]+( of [0-9]+)?(: SFTP channel [0-9]+)? failed" "$W/err
 
 name="one connection (and its channels) killed mid-download"
 rm -f k.bin
-fscp_sshd_kill_new_session 2 &
-bg=$!
+fscp_sshd_kill_new_session 2
 run "$FSCP" -vv -l 40000 far:up.bin k.bin
 wait "$bg"
+check "$name" "one of its connections was killed" test "$?" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin k.bin
 

@@ -51,18 +51,8 @@ sessions() { pgrep -P "$SSHD_PID"; }
 # One of this copy's connections (not an earlier case's still closing),
 # killed SECONDS after -v says all are up: under load a kill at a fixed
 # time can land in a login, and then no connection has work to hand over.
-# Call it with $W/err emptied, before run() starts the copy.
-kill_one_session() {
-	local old p
-	old=" $(sessions | tr '\n' ' ') "
-	wait_lines "$W/err" "connections ready in" 1
-	sleep "$1"
-	for p in $(sessions); do
-		case $old in *" $p "*) continue ;; esac
-		kill "$p" 2>/dev/null && return 0
-	done
-	return 1
-}
+# Call it with $W/err emptied, before run() starts the copy; $bg is the job.
+kill_one_session() { fscp_sshd_kill_new_session "$1" "$W/err" "connections ready in"; }
 kill_sessions() { wait_bytes "$1" $((2 << 20)); for p in $(sessions); do kill "$p" 2>/dev/null; done; }
 # Run PROG ARGS... in its own session with a time bound, stderr to $W/err,
 # its exit status in $rc; afterwards nothing it started may be left.
@@ -104,10 +94,11 @@ export FSCP_ROUTE=bypass FSCP_CONNECTIONS=4
 name="one of 4 connections killed mid-upload"
 rm -f "$H/dst.bin"
 : >"$W/err"
-kill_one_session 0.5 &
-bg=$!
+kill_one_session 0.5
 run "$FSCP" -v -l $LIMIT src.bin fscp-test:dst.bin
 wait "$bg"
+killed=$?
+check "$name" "one of its connections was killed" test "$killed" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin "$H/dst.bin"
 check "$name" "-v says who failed and who took over" took_over || show_conns
@@ -116,10 +107,11 @@ name="one of 4 connections killed mid-download"
 cp src.bin "$H/src.bin"
 rm -f dst.bin
 : >"$W/err"
-kill_one_session 0.5 &
-bg=$!
+kill_one_session 0.5
 run "$FSCP" -v -l $LIMIT fscp-test:src.bin dst.bin
 wait "$bg"
+killed=$?
+check "$name" "one of its connections was killed" test "$killed" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "destination identical" cmp -s src.bin dst.bin
 check "$name" "-v says who failed and who took over" took_over || show_conns
@@ -127,20 +119,22 @@ check "$name" "-v says who failed and who took over" took_over || show_conns
 name="one of 4 connections killed mid -r upload"
 rm -rf "$H/tree"
 : >"$W/err"
-kill_one_session 0.5 &
-bg=$!
+kill_one_session 0.5
 run "$FSCP" -v -r -l $LIMIT tree fscp-test:
 wait "$bg"
+killed=$?
+check "$name" "one of its connections was killed" test "$killed" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "tree identical" diff -r tree "$H/tree"
 
 name="one of 4 connections killed mid -r download"
 rm -rf dtree
 : >"$W/err"
-kill_one_session 0.5 &
-bg=$!
+kill_one_session 0.5
 run "$FSCP" -v -r -l $LIMIT fscp-test:tree dtree
 wait "$bg"
+killed=$?
+check "$name" "one of its connections was killed" test "$killed" = 0
 check "$name" "exit 0 (got $rc)" test "$rc" = 0
 check "$name" "tree identical" diff -r tree dtree
 

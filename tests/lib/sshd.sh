@@ -6,9 +6,14 @@
 #   fscp_sshd_start DIR   start it; DIR is a fresh directory made by the caller
 #   fscp_sshd_stop        stop it and every process it started
 #   FSCP_SSHD_EXTRA       sshd_config lines that come first (e.g. "MaxSessions 1")
-#   fscp_sshd_kill_new_session SECONDS   (run it in the background) after
-#                         SECONDS, kill one connection's sshd that was not
-#                         there when it was called
+#   fscp_sshd_kill_new_session SECONDS [FILE RE]   notes the connections'
+#                         sshd processes there now and starts a job (its pid
+#                         in $bg) that waits for a line of FILE matching RE
+#                         (if given, at most 60 s), then SECONDS, then kills
+#                         one connection's sshd not noted; the job exits 1
+#                         when there was none.  Not itself run with "&": a
+#                         background job may first run once the copy's
+#                         connections are up, and would note them as old
 #
 # After fscp_sshd_start these are exported:
 #   SSHD_DIR    DIR
@@ -215,15 +220,24 @@ EOF
 # The per-connection sshd processes are the listener's children.  One that
 # was there at the call may belong to an earlier copy still closing: the
 # first new one is a connection of the copy started after the call.
-fscp_sshd_kill_new_session() {	# seconds
-	local old p
+fscp_sshd_kill_new_session() {	# seconds [file re]
+	local old
 	old=" $(pgrep -P "$SSHD_PID" | tr '\n' ' ') "
-	sleep "$1"
-	for p in $(pgrep -P "$SSHD_PID"); do
-		case $old in *" $p "*) continue ;; esac
-		kill "$p" 2>/dev/null && return 0
-	done
-	return 1
+	(
+		n=0
+		while [ -n "${2:-}" ] && [ "$(grep -Ecs -- "$3" "$2")" -lt 1 ] && [ $n -lt 600 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		sleep "$1"
+		for p in $(pgrep -P "$SSHD_PID"); do
+			case $old in *" $p "*) continue ;; esac
+			kill "$p" 2>/dev/null && exit 0
+		done
+		exit 1
+	) &
+	# shellcheck disable=SC2034 # read by the caller
+	bg=$!
 }
 
 fscp_sshd_stop() {
