@@ -239,7 +239,11 @@ struct route_ssm_wave_in {
 	double up_s;		/* how long the latest session up took from
 				   its start: what one started now would (0:
 				   none up yet) */
-	int up;			/* sessions up, which make moved_Bps */
+	int up;			/* sessions up now */
+	double up_weight;	/* the sessions that made moved_Bps, each
+				   weighed by the part of its measure it was
+				   up for (0: as up; under 1: too soon to
+				   tell a session's share) */
 	int coming;		/* sessions started, neither up nor failed, ... */
 	double coming_in_s[ROUTE_MAX_CONNS];	/* ... each up in about this long
 				   (its start plus up_s, less now; 0: due) */

@@ -21,9 +21,10 @@
  * wave is started only while the latest wave measured raised the goodput
  * across all sessions by ROUTE_WAVE_GAIN at least (hill-climbing, as TCP
  * grows its window); when it did not, no more start (unless the user set
- * the count).  Nor does one start when, at the goodput measured, the
- * copy ends before it could be up.  The sessions up stay: closing one
- * would only hand its work to the others. */
+ * the count).  Nor does one start when, at the goodput measured, it
+ * would end the copy only a little sooner, or not at all (the copy ends
+ * before it is up).  The sessions up stay: closing one would only hand
+ * its work to the others. */
 #include "config.h"
 #include "policy/route_plan.h"
 
@@ -39,6 +40,11 @@
 #define ROUTE_WAVE_IDLE_CORE	1.0
 /* With no CPU idle, a wave has to raise the goodput by this much. */
 #define ROUTE_WAVE_GAIN		0.10
+/* A wave has to end the copy sooner by this much of what is left, as
+ * projected: less is within what the projection misses by (sessions come
+ * up later beside the new CLIs than the latest took), and its CLIs would
+ * cost CPU for no time. */
+#define ROUTE_WAVE_CUT		0.05
 
 enum { WHY_ALL, WHY_IDLE_CORE, WHY_BUSY, WHY_MEASURING, WHY_DONE, WHY_SOON, WHY_CLIMB,
 	WHY_NO_GAIN, WHY_ENDS };
@@ -70,9 +76,13 @@ wave_ends_in(const struct route_ssm_wave_in *in)
 	double at[ROUTE_MAX_CONNS], rate = in->moved_Bps, left = in->left_bytes, t = 0, share;
 	int n = in->coming < ROUTE_MAX_CONNS ? in->coming : ROUTE_MAX_CONNS;
 
-	if (!(left >= 0) || !(rate > 0) || in->up < 1)
+	if (!(left >= 0) || !(rate > 0) || in->up < 1 ||
+	    (in->up_weight > 0 && in->up_weight < 1))
 		return -1;
-	share = rate / in->up;
+	/* A session just up made little of the goodput measured, and makes
+	 * its whole share from now on. */
+	share = rate / (in->up_weight > 0 ? in->up_weight : in->up);
+	rate = share * in->up;
 	memcpy(at, in->coming_in_s, sizeof(at[0]) * (size_t)(n > 0 ? n : 0));
 	/* In the order they come up (a handful: insertion sort). */
 	for (int i = 1; i < n; i++)
@@ -126,16 +136,24 @@ route_plan_ssm_wave(const struct route_ssm_wave_in *in, struct route_ssm_wave *o
 	}
 	if (left < wave)
 		wave = left;
-	/* A session pays only once it is up.  If the copy ends before one
-	 * started now could be (as long as the latest took, under the load
-	 * there is now), it cannot help, and its CLI would take CPU from the
-	 * sessions that carry the end.  The user's count starts regardless. */
-	if (!in->fixed && (ends = wave_ends_in(in)) >= 0 && ends <= in->up_s) {
-		snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_ENDS, 0), R,
-		    "the copy ends in about %.2f s (%.0f KiB/s now, %d more coming), before a "
-		    "session started now could be (the latest took %.2f s)", ends,
-		    in->moved_Bps / 1024, in->coming, in->up_s);
-		return;
+	/* A wave pays only once it is up (as long from now as the latest
+	 * session took), and then shares what is left with the sessions up
+	 * and coming: it ends the copy sooner by its share of what is left
+	 * after it is up.  Under ROUTE_WAVE_CUT of what is left (nothing, if
+	 * the copy ends first), its CLIs would take CPU from the sessions
+	 * carrying the end for no time.  The user's count starts regardless. */
+	if (!in->fixed && (ends = wave_ends_in(in)) >= 0) {
+		int after = in->up + in->coming;
+		double cut = ends > in->up_s ? (ends - in->up_s) * wave / (after + wave) : 0;
+
+		if (cut < ROUTE_WAVE_CUT * ends) {
+			snprintf(wave_act(out, ROUTE_WAVE_WAIT, WHY_ENDS, 0), R,
+			    "the copy ends in about %.2f s (%.0f KiB/s now, %d more coming); "
+			    "%d more, up in %.2f s as the latest, would end it %.2f s sooner, "
+			    "under %.0f%%", ends, in->moved_Bps / 1024, in->coming, wave,
+			    in->up_s, cut, ROUTE_WAVE_CUT * 100);
+			return;
+		}
 	}
 	busy = in->starting > 0 && (in->starting_cpu < 0 || in->starting_runnable > 0 ||
 	    in->starting_cpu >= ROUTE_WAVE_BUSY * in->starting);

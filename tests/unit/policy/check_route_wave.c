@@ -140,7 +140,32 @@ static const struct wave_row {
 	    .cores = 2, .started = 6, .limit = 12, .idle_cores = 1.5, .start_cpu_s = -1,
 	    .setup_s = -1, .goodput_before = -1, .goodput_after = -1, .left_bytes = 4 * MiB,
 	    .moved_Bps = 4 * MiB, .up = 6, .up_s = 2.3 }, WAIT, 0, 0,
-	    "before a session started now" },
+	    "0.00 s sooner" },
+	/* Up before the end, but its share of what is left then is small:
+	 * 8 up end in 1.88 s; 2 more up in 1.5 s would end it 0.07 s sooner. */
+	{ "a wave that would end the copy only a little sooner", { .bytes = 20 * MiB,
+	    .cores = 2, .started = 8, .limit = 12, .idle_cores = 1.5, .start_cpu_s = -1,
+	    .setup_s = -1, .goodput_before = -1, .goodput_after = -1,
+	    .left_bytes = 12 * MiB, .moved_Bps = 6.4 * MiB, .up = 8, .up_s = 1.5 }, WAIT, 0,
+	    0, "s sooner, under 5%" },
+	/* Two of the four up came up just now: the goodput measured is the
+	 * other two's, and all four make it from now on (1.88 s to the end,
+	 * not 3.75 s). */
+	{ "sessions just up: the goodput is the others', and theirs from now", {
+	    .bytes = 20 * MiB, .cores = 2, .started = 4, .limit = 12, .idle_cores = 1.5,
+	    .start_cpu_s = -1, .setup_s = -1, .goodput_before = -1, .goodput_after = -1,
+	    .left_bytes = 6 * MiB, .moved_Bps = 1.6 * MiB, .up = 4, .up_weight = 2,
+	    .up_s = 2.0 }, WAIT, 0, 0, "ends in about 1.88 s" },
+	{ "the same, all four up the whole measure", { .bytes = 20 * MiB, .cores = 2,
+	    .started = 4, .limit = 12, .idle_cores = 1.5, .start_cpu_s = -1, .setup_s = -1,
+	    .goodput_before = -1, .goodput_after = -1, .left_bytes = 6 * MiB,
+	    .moved_Bps = 1.6 * MiB, .up = 4, .up_weight = 4, .up_s = 2.0 }, START, 2, 0,
+	    "CLIs are done" },
+	{ "less than one session's measure: no end foreseen", { .bytes = 20 * MiB,
+	    .cores = 2, .started = 4, .limit = 12, .idle_cores = 1.5, .start_cpu_s = -1,
+	    .setup_s = -1, .goodput_before = -1, .goodput_after = -1, .left_bytes = 1 * MiB,
+	    .moved_Bps = 1.6 * MiB, .up = 2, .up_weight = 0.5, .up_s = 2.0 }, START, 2, 0,
+	    "CLIs are done" },
 	{ "alone the sessions up would end later; with those coming, before", {
 	    .bytes = 20 * MiB, .cores = 2, .started = 10, .limit = 12, .idle_cores = 1.5,
 	    .start_cpu_s = -1, .setup_s = -1, .goodput_before = -1, .goodput_after = -1,
