@@ -216,6 +216,11 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 			busy += (m->cpu[c] - m->prev[c]) / dt;
 		if (up && j->up_cpu_s < 0 && m->cpu[c] >= 0)
 			j->up_cpu_s = m->cpu[c];
+		if (up) {
+			double part = (now - j->ready_s) / POOL_WAVE_RATE_S;
+
+			in->up_weight += part < 0 ? 0 : part > 1 ? 1 : part;
+		}
 		if (up && j->ready_s > last_up) {
 			last_up = j->ready_s;
 			up_s = j->ready_s - j->start_s;
@@ -280,13 +285,6 @@ wave_measure(struct pool *b, struct wave_meter *m, struct route_ssm_wave_in *in)
 		in->moved_Bps = 0;
 	in->up_s = up_s > 0 ? up_s : 0;
 	in->up = b->ok;
-	for (int c = 0; c < started; c++) {
-		const struct pool_job *j = &b->jobs[c * b->per];
-		double part = (now - j->ready_s) / POOL_WAVE_RATE_S;
-
-		if (j->done && j->rc == SSHCONN_OK)
-			in->up_weight += part < 0 ? 0 : part > 1 ? 1 : part;
-	}
 	for (int c = 0; c < started && in->coming < ROUTE_MAX_CONNS; c++) {
 		const struct pool_job *j = &b->jobs[c * b->per];
 		double due = j->start_s + in->up_s - now;
